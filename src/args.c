@@ -1,0 +1,110 @@
+/* args.c: reads the numeric arguments of the .Call entry points, checking type, length and
+   value before any use, so that a malformed direct call is an R error and never a crash. */
+#include <math.h>
+#include <stdio.h>
+#include <limits.h>
+#include "agmem.h"
+
+/* Element i of x as a double (NA_integer_ becomes NA_real_). x must be an integer or double
+   vector longer than i: the callers check with numbers(). */
+static double number_at(SEXP x, R_xlen_t i)
+{
+    if (TYPEOF(x) == REALSXP)
+        return REAL_ELT(x, i);
+    int v = INTEGER_ELT(x, i);
+    return v == NA_INTEGER ? NA_REAL : (double) v;
+}
+
+/* Writes v as R prints it (NA, NaN, Inf, -Inf or up to 15 significant digits) into buf. */
+void agmem_format_number(double v, char *buf, size_t n)
+{
+    if (ISNA(v))
+        snprintf(buf, n, "NA");
+    else if (ISNAN(v))
+        snprintf(buf, n, "NaN");
+    else if (!R_FINITE(v))
+        snprintf(buf, n, v > 0 ? "Inf" : "-Inf");
+    else
+        snprintf(buf, n, "%.15g", v);
+}
+
+/* Checks that x is an unclassed integer or double vector, of length 1 when scalar is true and
+   of length 1 or more otherwise; returns its length. Refuses anything else, naming `what`. */
+static R_xlen_t numbers(SEXP x, const char *what, int scalar)
+{
+    int type = TYPEOF(x);
+    R_xlen_t len = (type == INTSXP || type == REALSXP) && !OBJECT(x) ? XLENGTH(x) : -1;
+    if (scalar && len != 1)
+        Rf_errorcall(R_NilValue, "`%s` must be a single number.", what);
+    if (!scalar && len < 1)
+        Rf_errorcall(R_NilValue, "`%s` must be a non-empty numeric vector.", what);
+    return len;
+}
+
+/* The number of optimizer multipliers in x: one when scalar is true, one or more otherwise. */
+R_xlen_t agmem_arg_multipliers(SEXP x, int scalar)
+{
+    return numbers(x, "multiplier", scalar);
+}
+
+/* Element i of the multipliers x (checked by agmem_arg_multipliers): the number of
+   optimizer-state copies, 0 (sgd_plain), 1 (sgd) or 2 (adam). */
+int agmem_arg_multiplier(SEXP x, R_xlen_t i)
+{
+    double v = number_at(x, i);
+    if (!(v == 0.0 || v == 1.0 || v == 2.0)) {
+        char value[64];
+        agmem_format_number(v, value, sizeof value);
+        Rf_errorcall(R_NilValue,
+                     "`multiplier` must be 0, 1 or 2 optimizer-state copies, not %s.", value);
+    }
+    return (int) v;
+}
+
+/* activation_frac: a single finite number >= 0. */
+double agmem_arg_frac(SEXP x)
+{
+    numbers(x, "activation_frac", 1);
+    double v = number_at(x, 0);
+    if (!(R_FINITE(v) && v >= 0.0)) {
+        char value[64];
+        agmem_format_number(v, value, sizeof value);
+        Rf_errorcall(R_NilValue,
+                     "`activation_frac` must be a single finite number >= 0, not %s.", value);
+    }
+    return v;
+}
+
+/* The number of elements of batch_size: one when scalar is true, one or more otherwise. */
+R_xlen_t agmem_arg_batches(SEXP x, int scalar)
+{
+    return numbers(x, "batch_size", scalar);
+}
+
+/* Element i of batch_size (checked by agmem_arg_batches): a whole number from 1 to INT_MAX,
+   the largest batch the estimator accepts. */
+double agmem_arg_batch(SEXP x, R_xlen_t i)
+{
+    double v = number_at(x, i);
+    if (!(v >= 1.0 && v <= (double) INT_MAX && v == floor(v))) {
+        char value[64];
+        agmem_format_number(v, value, sizeof value);
+        Rf_errorcall(R_NilValue,
+                     "`batch_size` must be a whole number from 1 to %d, not %s.", INT_MAX, value);
+    }
+    return v;
+}
+
+/* A single finite number >= 0 (a byte count), named `what` in the error. */
+double agmem_arg_bytes(SEXP x, const char *what)
+{
+    numbers(x, what, 1);
+    double v = number_at(x, 0);
+    if (!(R_FINITE(v) && v >= 0.0)) {
+        char value[64];
+        agmem_format_number(v, value, sizeof value);
+        Rf_errorcall(R_NilValue, "`%s` must be a single finite number of bytes >= 0, not %s.",
+                     what, value);
+    }
+    return v;
+}

@@ -1,0 +1,4 @@
+library(testthat)
+library(agmem)
+
+test_check("agmem")

@@ -1,0 +1,42 @@
+# The estimator's formula evaluated in plain R, operation by operation, left to right: the
+# reference the C figures must equal bit for bit.
+reference_estimate <- function(shapes, batch_size, copies, activation_frac) {
+  if (!is.list(shapes)) {
+    shapes <- list(shapes)
+  }
+  n <- 0
+  for (shape in shapes) {
+    p <- 1
+    for (d in shape) {
+      p <- p * as.double(d)
+    }
+    n <- n + p
+  }
+  weights <- n * 8
+  gradients <- n * 8
+  optimizer <- n * 8 * copies
+  activations <- weights * activation_frac * batch_size
+  total <- weights + gradients + optimizer + activations
+  list(
+    params = n, weights = weights, gradients = gradients, optimizer = optimizer,
+    activations = activations, total = total
+  )
+}
+
+figures <- c("params", "weights", "gradients", "optimizer", "activations", "total")
+
+# Random shapes for property tests: 1 to `max_shapes` shapes of 1 to 4 dimensions, mostly small
+# widths, sometimes large ones whose products round in double.
+random_shapes <- function(max_shapes = 8L) {
+  lapply(seq_len(sample.int(max_shapes, 1L)), function(i) {
+    dims <- sample.int(4L, 1L)
+    big <- stats::runif(1) < 0.2
+    values <- if (big) floor(stats::runif(dims, 1, 1e7)) else sample.int(2048L, dims, TRUE)
+    if (stats::runif(1) < 0.5) as.double(values) else values
+  })
+}
+
+# A random activation_frac over many magnitudes, sometimes exactly 0.
+random_frac <- function() {
+  if (stats::runif(1) < 0.05) 0 else stats::runif(1) * 10^stats::runif(1, -6, 1)
+}

@@ -1,0 +1,266 @@
+mlp <- list(c(512, 784), 512, c(512, 512), 512, c(10, 512), 10)
+
+test_that("the figures match a hand-checked case", {
+  est <- ag_estimate_training_memory(list(c(256, 128), 128), quiet = TRUE)
+  expect_identical(est$params, 32896)
+  expect_identical(est$weights, 263168)
+  expect_identical(est$gradients, 263168)
+  expect_identical(est$optimizer, 526336)
+  expect_equal(est$activations, 84213.76, tolerance = 1e-12)
+  expect_equal(est$total, 1136885.76, tolerance = 1e-12)
+  expect_identical(est$bytes_per_scalar, 8)
+})
+
+test_that("the 3-layer MLP of the example has the figures worked out by hand", {
+  est <- ag_estimate_training_memory(mlp, 64L, quiet = TRUE)
+  expect_identical(est$params, 512 * 784 + 512 + 512 * 512 + 512 + 10 * 512 + 10)
+  expect_identical(est$params, 669706)
+  expect_identical(est$weights, 669706 * 8)
+  expect_identical(est$optimizer, 669706 * 16)
+  expect_equal(est$activations, 669706 * 8 * 0.01 * 64)
+})
+
+test_that("the list has exactly the documented fields, in order, all doubles but the note", {
+  est <- ag_estimate_training_memory(mlp, quiet = TRUE)
+  expect_identical(names(est), c(figures, "bytes_per_scalar", "note"))
+  expect_identical(names(attributes(est)), "names")
+  for (field in c(figures, "bytes_per_scalar")) {
+    expect_true(is.double(est[[field]]) && length(est[[field]]) == 1L, label = field)
+  }
+  expect_true(is.character(est$note) && length(est$note) == 1L)
+})
+
+test_that("the note carries the double / f32 / ag_dtype() caveat", {
+  note <- ag_estimate_training_memory(1, quiet = TRUE)$note
+  expect_match(note, "double", fixed = TRUE)
+  expect_match(note, "f32", fixed = TRUE)
+  expect_match(note, "ag_dtype()", fixed = TRUE)
+})
+
+test_that("each optimizer keeps its multiple of the weights", {
+  copies <- c(adam = 2, sgd = 1, sgd_plain = 0)
+  for (opt in names(copies)) {
+    est <- ag_estimate_training_memory(mlp, optimizer = opt, quiet = TRUE)
+    expect_identical(est$optimizer, est$weights * copies[[opt]], label = opt)
+    expect_identical(est$total, est$weights + est$gradients + est$optimizer + est$activations)
+  }
+})
+
+test_that("the optimizer is matched as match.arg() would", {
+  full <- ag_estimate_training_memory(mlp, quiet = TRUE)
+  expect_identical(full, ag_estimate_training_memory(mlp, optimizer = "adam", quiet = TRUE))
+  expect_identical(full, ag_estimate_training_memory(mlp, optimizer = "ad", quiet = TRUE))
+  expect_identical(
+    ag_estimate_training_memory(mlp, optimizer = "sgd_p", quiet = TRUE)$optimizer, 0
+  )
+  expect_identical(
+    ag_estimate_training_memory(mlp, optimizer = "sgd", quiet = TRUE)$optimizer,
+    full$weights
+  )
+  expect_error(ag_estimate_training_memory(mlp, optimizer = "s"), "`optimizer`")
+})
+
+test_that("the signature is ggmlR's", {
+  f <- formals(ag_estimate_training_memory)
+  expect_identical(names(f), c("shapes", "batch_size", "optimizer", "activation_frac", "quiet"))
+  expect_identical(f$batch_size, 32L)
+  expect_identical(eval(f$optimizer), c("adam", "sgd", "sgd_plain"))
+  expect_identical(f$activation_frac, 0.01)
+  expect_false(f$quiet)
+})
+
+test_that("activations follow the batch size and nothing else moves", {
+  one <- ag_estimate_training_memory(mlp, 1, quiet = TRUE)
+  for (b in c(2, 7, 64, 1000, .Machine$integer.max)) {
+    est <- ag_estimate_training_memory(mlp, b, quiet = TRUE)
+    expect_identical(est[c("params", "weights", "gradients", "optimizer")],
+                     one[c("params", "weights", "gradients", "optimizer")])
+    expect_identical(est$activations, one$weights * 0.01 * b)
+  }
+  expect_identical(ag_estimate_training_memory(mlp, 5, activation_frac = 0, quiet = TRUE)$activations, 0)
+})
+
+test_that("every scalar costs 8 bytes per copy, twice f32's 4", {
+  est <- ag_estimate_training_memory(c(1000, 1000), quiet = TRUE)
+  expect_identical(est$weights, 1e6 * 8)
+  expect_identical(est$gradients / est$params, 8)
+  expect_identical(est$weights, 2 * (1e6 * 4))
+})
+
+test_that("a bare vector is a list of one; integers, names and matrices are fine", {
+  ref <- ag_estimate_training_memory(list(c(256, 128)), quiet = TRUE)
+  expect_identical(ag_estimate_training_memory(c(256, 128), quiet = TRUE), ref)
+  expect_identical(ag_estimate_training_memory(c(256L, 128L), quiet = TRUE), ref)
+  expect_identical(ag_estimate_training_memory(list(w = c(256L, 128L)), quiet = TRUE), ref)
+  expect_identical(ag_estimate_training_memory(list(matrix(c(256, 128), 1)), quiet = TRUE), ref)
+  expect_identical(ag_estimate_training_memory(list(1:10), quiet = TRUE)$params, factorial(10))
+})
+
+test_that("batch_size may be an integer or a whole double", {
+  expect_identical(
+    ag_estimate_training_memory(mlp, 64L, quiet = TRUE),
+    ag_estimate_training_memory(mlp, 64, quiet = TRUE)
+  )
+})
+
+test_that("figures are bit-identical to R's evaluation of the formula", {
+  set.seed(20261202)
+  copies <- c(adam = 2, sgd = 1, sgd_plain = 0)
+  for (i in 1:3000) {
+    shapes <- random_shapes()
+    batch <- if (stats::runif(1) < 0.5) sample.int(4096L, 1L) else sample.int(.Machine$integer.max, 1L)
+    opt <- sample(names(copies), 1L)
+    frac <- random_frac()
+    got <- ag_estimate_training_memory(shapes, batch, opt, frac, quiet = TRUE)[figures]
+    want <- reference_estimate(shapes, batch, copies[[opt]], frac)
+    if (!identical(got, want)) {
+      expect_identical(got, want, label = paste("case", i))
+    }
+  }
+  # One expectation for the whole run, so that success is counted too.
+  expect_identical(
+    ag_estimate_training_memory(shapes, batch, opt, frac, quiet = TRUE)[figures],
+    reference_estimate(shapes, batch, copies[[opt]], frac)
+  )
+})
+
+test_that("the report is written to standard output", {
+  expect_snapshot(ag_estimate_training_memory(mlp, batch_size = 64L))
+  expect_snapshot(ag_estimate_training_memory(list(c(1e5, 1e5), 1e5), 1, "sgd_plain", 0.5))
+})
+
+test_that("the report has one line per figure, each in MB in one column", {
+  lines <- capture.output(est <- ag_estimate_training_memory(mlp, 64L, "sgd"))
+  expect_length(lines, 8L)
+  expect_match(lines[[1]], "^Training memory estimate.*sgd.*batch 64")
+  expect_match(lines[[2]], "^parameters +669 706$")
+  words <- c("weights", "gradients", "optimizer", "activations", "total")
+  mb <- lines[3:7]
+  for (i in seq_along(words)) {
+    expect_match(mb[[i]], paste0("^", words[[i]], " .* [0-9]+\\.[0-9]{2} MB$"))
+  }
+  expect_match(mb[[3]], "x1")
+  expect_length(unique(regexpr("MB$", mb)), 1L)
+  expect_identical(sprintf("%.2f MB", est$total / 1024^2), sub("^total +", "", mb[[5]]))
+  expect_identical(lines[[8]], paste("note:", est$note))
+})
+
+test_that("the parameter count is grouped in threes and never in scientific notation", {
+  lines <- capture.output(ag_estimate_training_memory(list(c(1e10, 1e5)), 1, activation_frac = 0))
+  expect_match(lines[[2]], "^parameters +1 000 000 000 000 000$")
+})
+
+test_that("quiet = TRUE prints, messages and warns nothing; the result is invisible", {
+  expect_silent(ag_estimate_training_memory(mlp, quiet = TRUE))
+  expect_invisible(ag_estimate_training_memory(mlp, quiet = TRUE))
+  expect_output(expect_invisible(ag_estimate_training_memory(mlp)), "Training memory estimate")
+})
+
+test_that("bad shapes are errors that name the argument and the shape", {
+  expect_snapshot(error = TRUE, {
+    ag_estimate_training_memory(list())
+    ag_estimate_training_memory("256")
+    ag_estimate_training_memory(NULL)
+    ag_estimate_training_memory(factor(c(2, 3)))
+    ag_estimate_training_memory(data.frame(a = 1:2))
+    ag_estimate_training_memory(list(c(2, 3), 4, "5"))
+    ag_estimate_training_memory(list(c(2, 3), 4, c(5, -1)))
+    ag_estimate_training_memory(list(c(2, 3), 4, numeric(0)))
+    ag_estimate_training_memory(numeric(0))
+  })
+  non_empty <- list(list(), "a", NULL, TRUE, factor(1), new.env(), sum, mean, 1i, as.raw(1))
+  for (bad in non_empty) {
+    expect_error(ag_estimate_training_memory(bad), "non-empty", class = "simpleError")
+  }
+  bad_shapes <- list(
+    "5", TRUE, factor(c(2, 3)), 1i, as.raw(2), NULL, list(2), new.env(), sum, numeric(0),
+    integer(0), NA, NA_real_, NA_integer_, NaN, Inf, -Inf, 0, 0L, -3, -3L, 2.5, c(2, 0.5),
+    c(4, NA), structure(3, class = "units"), Sys.Date()
+  )
+  for (bad in bad_shapes) {
+    expect_error(
+      ag_estimate_training_memory(list(c(2, 3), 4, bad), quiet = TRUE),
+      "shape 3.*positive|positive.*shape 3"
+    )
+  }
+})
+
+test_that("a figure that would not be finite is an error, not Inf", {
+  expect_error(ag_estimate_training_memory(list(c(1e308, 10))), "more scalars than a double")
+  expect_error(ag_estimate_training_memory(list(1e308, 1e308)), "more scalars than a double")
+  expect_error(ag_estimate_training_memory(1e307 * 3), "overflow a double")
+  expect_error(ag_estimate_training_memory(1e307, optimizer = "adam"), "total")
+  expect_error(ag_estimate_training_memory(1e300, activation_frac = 1e10), "activation")
+  expect_error(ag_estimate_training_memory(list(1:1e6)), "`shapes`")
+  expect_identical(ag_estimate_training_memory(1e307, optimizer = "sgd_plain", activation_frac = 0,
+                                               quiet = TRUE)$total, 1.6e308)
+})
+
+test_that("bad scalar arguments are errors that name them", {
+  expect_snapshot(error = TRUE, {
+    ag_estimate_training_memory(mlp, batch_size = 0)
+    ag_estimate_training_memory(mlp, batch_size = 2.5)
+    ag_estimate_training_memory(mlp, batch_size = c(1, 2))
+    ag_estimate_training_memory(mlp, batch_size = "64")
+    ag_estimate_training_memory(mlp, activation_frac = -0.1)
+    ag_estimate_training_memory(mlp, activation_frac = NA)
+    ag_estimate_training_memory(mlp, optimizer = "rmsprop")
+    ag_estimate_training_memory(mlp, optimizer = c("adam", "sgd"))
+    ag_estimate_training_memory(mlp, quiet = NA)
+  })
+  bad_batch <- list(NULL, NA, NA_integer_, 0, -1, 1.5, 2^31, Inf, NaN, "1", TRUE, 1:2, factor(1),
+                    numeric(0), list(1))
+  for (bad in bad_batch) {
+    expect_error(ag_estimate_training_memory(mlp, bad, quiet = TRUE), "`batch_size`")
+  }
+  for (bad in list(NULL, NA, -1, Inf, NaN, "0.1", c(0.1, 0.2), TRUE, numeric(0))) {
+    expect_error(ag_estimate_training_memory(mlp, activation_frac = bad, quiet = TRUE),
+                 "`activation_frac`")
+  }
+  for (bad in list(NULL, 1, NA, NA_character_, "", "s", "Adam", c("sgd", "adam"), character(0),
+                   factor("adam"))) {
+    expect_error(ag_estimate_training_memory(mlp, optimizer = bad, quiet = TRUE), "`optimizer`")
+  }
+  for (bad in list(NULL, NA, 1, "TRUE", c(TRUE, FALSE), logical(0))) {
+    expect_error(ag_estimate_training_memory(mlp, quiet = bad), "`quiet`")
+  }
+})
+
+test_that("the .Call entry point checks every argument it reads", {
+  call <- function(shapes = mlp, k = 2L, frac = 0.01, batch = 32L) {
+    .Call(agmem:::agmem_estimate, shapes, k, frac, batch)
+  }
+  expect_identical(call(), unlist(reference_estimate(mlp, 32L, 2, 0.01), use.names = FALSE))
+  for (bad in list(NULL, "2", 3, -1, 1.5, NA, NA_integer_, c(1, 2), integer(0), factor(2),
+                   list(2))) {
+    expect_error(call(k = bad), "`multiplier`")
+  }
+  for (bad in list(NULL, "a", -1, NA, c(1, 2), factor(1), list(0.1))) {
+    expect_error(call(frac = bad), "`activation_frac`")
+  }
+  for (bad in list(NULL, "a", 0, 2^31, NA_integer_, c(1, 2), factor(1), list(1), 1i)) {
+    expect_error(call(batch = bad), "`batch_size`")
+  }
+  for (bad in list(NULL, new.env(), sum, quote(x), as.name("y"), list(quote(x)), 1i,
+                   list(list(1)), expression(1))) {
+    expect_error(call(shapes = bad), "`shapes`")
+  }
+})
+
+test_that("long shape vectors and long lists are read correctly", {
+  long_dims <- rep(c(1, 1, 1, 2), 250)       # 1000 dimensions, product 2^250
+  expect_identical(ag_estimate_training_memory(list(long_dims), quiet = TRUE)$params, 2^250)
+  expect_error(ag_estimate_training_memory(list(c(long_dims, 0))), "element 1001 is 0")
+  expect_error(ag_estimate_training_memory(list(c(rep(1L, 5000), NA))), "element 5001 is NA")
+  many <- rep(list(c(3, 5)), 1e5)
+  expect_identical(ag_estimate_training_memory(many, quiet = TRUE)$params, 1.5e6)
+  many[[99999]] <- c(3, NaN)
+  expect_error(ag_estimate_training_memory(many), "shape 99999 .* NaN")
+})
+
+test_that("ALTREP compact sequences are read without being expanded", {
+  expect_identical(ag_estimate_training_memory(list(1:20), quiet = TRUE)$params, prod(1:20))
+  expect_error(ag_estimate_training_memory(list(0:1e6)), "element 1 is 0")
+  expect_error(ag_estimate_training_memory(list(c(1, 2), 1:1e6)), "`shapes`")
+  expect_identical(ag_estimate_training_memory(list(seq(1, 600, by = 1)[1:3]), quiet = TRUE)$params, 6)
+})
