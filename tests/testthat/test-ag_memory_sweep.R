@@ -1,0 +1,66 @@
+mlp <- ag_dense_shapes(c(784, 512, 512, 10))
+
+test_that("the sweep has one row per optimizer and batch, with the documented columns", {
+  sweep <- ag_memory_sweep(mlp)
+  expect_s3_class(sweep, c("ag_memory_sweep", "data.frame"), exact = TRUE)
+  expect_identical(names(sweep), c("optimizer", "batch_size", "params", "weights", "gradients",
+                                   "optimizer_state", "activations", "total"))
+  expect_identical(nrow(sweep), 33L)
+  expect_identical(sweep$optimizer, rep(c("adam", "sgd", "sgd_plain"), each = 11L))
+  expect_identical(sweep$batch_size, rep(2^(0:10), 3L))
+  expect_identical(attr(sweep, "activation_frac"), 0.01)
+})
+
+test_that("every row is identical to the estimator's figures", {
+  set.seed(99)
+  for (i in 1:40) {
+    shapes <- random_shapes()
+    batches <- sample.int(.Machine$integer.max, sample.int(6L, 1L))
+    opts <- sample(c("adam", "sgd", "sgd_plain"), sample.int(3L, 1L))
+    frac <- random_frac()
+    sweep <- ag_memory_sweep(shapes, batches, opts, frac)
+    for (r in seq_len(nrow(sweep))) {
+      est <- ag_estimate_training_memory(shapes, sweep$batch_size[[r]], sweep$optimizer[[r]], frac,
+                                         quiet = TRUE)
+      row <- unlist(sweep[r, c("params", "weights", "gradients", "optimizer_state",
+                               "activations", "total")], use.names = FALSE)
+      expect_identical(row, unlist(est[figures], use.names = FALSE))
+    }
+  }
+})
+
+test_that("optimizers are matched as match.arg(several.ok = TRUE) would, without repeats", {
+  expect_identical(unique(ag_memory_sweep(mlp, 1, "sgd_p")$optimizer), "sgd_plain")
+  expect_identical(ag_memory_sweep(mlp, 1:2, c("sgd", "ad", "sgd"))$optimizer,
+                   c("sgd", "sgd", "adam", "adam"))
+})
+
+test_that("bad arguments are errors that name them", {
+  expect_snapshot(error = TRUE, {
+    ag_memory_sweep(mlp, batch_size = c(1, 0))
+    ag_memory_sweep(mlp, optimizer = c("adam", "nadam"))
+    ag_memory_sweep(mlp, batch_size = numeric(0))
+  })
+  for (bad in list(NULL, numeric(0), c(1, NA), c(1, 2.5), "1", list(1), factor(1), 2^31)) {
+    expect_error(ag_memory_sweep(mlp, bad), "`batch_size`")
+  }
+  for (bad in list(NULL, character(0), NA_character_, "s", 1)) {
+    expect_error(ag_memory_sweep(mlp, optimizer = bad), "`optimizer`")
+  }
+  expect_error(ag_memory_sweep(mlp, activation_frac = NA), "`activation_frac`")
+  expect_error(ag_memory_sweep(list("a")), "shape 1")
+  expect_error(ag_memory_sweep(1e300, activation_frac = 1e10), "overflow")
+})
+
+test_that("the .Call entry point checks every argument it reads", {
+  call <- function(shapes = mlp, k = 2:0, frac = 0.01, batch = c(1, 8)) {
+    .Call(agmem:::agmem_sweep, shapes, k, frac, batch)
+  }
+  out <- call()
+  expect_length(out, 6L)
+  expect_identical(lengths(out), rep(6L, 6L))
+  for (bad in list(NULL, integer(0), c(2, 5), NA, "a")) expect_error(call(k = bad), "`multiplier`")
+  for (bad in list(NULL, numeric(0), c(1, -1), "a")) expect_error(call(batch = bad), "`batch_size`")
+  expect_error(call(frac = "a"), "`activation_frac`")
+  expect_error(call(shapes = NULL), "`shapes`")
+})
