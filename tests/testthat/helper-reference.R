@@ -40,3 +40,11 @@ random_shapes <- function(max_shapes = 8L) {
 random_frac <- function() {
   if (stats::runif(1) < 0.05) 0 else stats::runif(1) * 10^stats::runif(1, -6, 1)
 }
+
+# How many iterations a property or fuzz loop runs: `n` normally, fewer when AGMEM_TEST_SCALE
+# (a fraction) is set, as under the sanitizer, valgrind and gctorture steps of CI; never < 2.
+iterations <- function(n) {
+  scale <- suppressWarnings(as.numeric(Sys.getenv("AGMEM_TEST_SCALE", "1")))
+  if (is.na(scale) || scale <= 0 || scale > 1) scale <- 1
+  max(2L, as.integer(ceiling(n * scale)))
+}

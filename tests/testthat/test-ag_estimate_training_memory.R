@@ -77,7 +77,8 @@ test_that("activations follow the batch size and nothing else moves", {
                      one[c("params", "weights", "gradients", "optimizer")])
     expect_identical(est$activations, one$weights * 0.01 * b)
   }
-  expect_identical(ag_estimate_training_memory(mlp, 5, activation_frac = 0, quiet = TRUE)$activations, 0)
+  no_activations <- ag_estimate_training_memory(mlp, 5, activation_frac = 0, quiet = TRUE)
+  expect_identical(no_activations$activations, 0)
 })
 
 test_that("every scalar costs 8 bytes per copy, twice f32's 4", {
@@ -106,9 +107,9 @@ test_that("batch_size may be an integer or a whole double", {
 test_that("figures are bit-identical to R's evaluation of the formula", {
   set.seed(20261202)
   copies <- c(adam = 2, sgd = 1, sgd_plain = 0)
-  for (i in 1:3000) {
+  for (i in seq_len(iterations(3000))) {
     shapes <- random_shapes()
-    batch <- if (stats::runif(1) < 0.5) sample.int(4096L, 1L) else sample.int(.Machine$integer.max, 1L)
+    batch <- sample.int(if (stats::runif(1) < 0.5) 4096L else .Machine$integer.max, 1L)
     opt <- sample(names(copies), 1L)
     frac <- random_frac()
     got <- ag_estimate_training_memory(shapes, batch, opt, frac, quiet = TRUE)[figures]
@@ -262,5 +263,6 @@ test_that("ALTREP compact sequences are read without being expanded", {
   expect_identical(ag_estimate_training_memory(list(1:20), quiet = TRUE)$params, prod(1:20))
   expect_error(ag_estimate_training_memory(list(0:1e6)), "element 1 is 0")
   expect_error(ag_estimate_training_memory(list(c(1, 2), 1:1e6)), "`shapes`")
-  expect_identical(ag_estimate_training_memory(list(seq(1, 600, by = 1)[1:3]), quiet = TRUE)$params, 6)
+  est <- ag_estimate_training_memory(list(seq(1, 600, by = 1)[1:3]), quiet = TRUE)
+  expect_identical(est$params, 6)
 })

@@ -8,7 +8,7 @@ test_that("the answer is the exact boundary under the estimator's arithmetic", {
   set.seed(42)
   opts <- c("adam", "sgd", "sgd_plain")
   checked <- 0L
-  for (i in 1:1500) {
+  for (i in seq_len(iterations(1500))) {
     shapes <- random_shapes()
     opt <- sample(opts, 1L)
     frac <- random_frac()
@@ -31,14 +31,14 @@ test_that("the answer is the exact boundary under the estimator's arithmetic", {
     }
     checked <- checked + isTRUE(ok)
   }
-  expect_identical(checked, 1500L)
+  expect_identical(checked, iterations(1500))
 })
 
 test_that("a budget equal to an estimate's total fits exactly that batch", {
   # The sharpest boundary: one rounding step away from the limit decides. A build that lets
   # the compiler fuse fixed + weights * frac * b into one multiply-add fails here.
   set.seed(11)
-  for (i in 1:2000) {
+  for (i in seq_len(iterations(2000))) {
     shapes <- random_shapes()
     opt <- sample(c("adam", "sgd", "sgd_plain"), 1L)
     frac <- stats::runif(1) * 10^stats::runif(1, -6, 1)

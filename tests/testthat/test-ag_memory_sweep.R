@@ -13,7 +13,7 @@ test_that("the sweep has one row per optimizer and batch, with the documented co
 
 test_that("every row is identical to the estimator's figures", {
   set.seed(99)
-  for (i in 1:40) {
+  for (i in seq_len(iterations(40))) {
     shapes <- random_shapes()
     batches <- sample.int(.Machine$integer.max, sample.int(6L, 1L))
     opts <- sample(c("adam", "sgd", "sgd_plain"), sample.int(3L, 1L))
