@@ -8,7 +8,8 @@
 #define AGMEM_CHUNK 512
 
 /* Writes into buf (of size n) what x is, for an error message: "a character vector",
-   "an object of class \"factor\"", "NULL", ... Accepts any SEXP; never allocates. */
+   "an object of class \"factor\"", "NULL", ... Accepts any SEXP that is not an unclassed
+   integer or double vector (those are never refused for what they are); never allocates. */
 static void describe(SEXP x, char *buf, size_t n)
 {
     if (OBJECT(x)) {
@@ -22,8 +23,6 @@ static void describe(SEXP x, char *buf, size_t n)
     switch (TYPEOF(x)) {
     case NILSXP:  what = "NULL"; break;
     case LGLSXP:  what = "a logical vector"; break;
-    case INTSXP:  what = "an integer vector"; break;
-    case REALSXP: what = "a double vector"; break;
     case CPLXSXP: what = "a complex vector"; break;
     case STRSXP:  what = "a character vector"; break;
     case RAWSXP:  what = "a raw vector"; break;

@@ -13,10 +13,10 @@ SEXP agmem_sweep(SEXP shapes, SEXP multipliers, SEXP activation_frac, SEXP batch
         agmem_arg_multiplier(multipliers, i);
     double frac = agmem_arg_frac(activation_frac);
     R_xlen_t nb = agmem_arg_batches(batch_sizes, 0);
+    if (nb > R_XLEN_T_MAX / nk)   /* refused before the batch sizes are read, at once */
+        Rf_errorcall(R_NilValue, "The sweep has too many rows for one vector.");
     for (R_xlen_t j = 0; j < nb; j++)
         agmem_arg_batch(batch_sizes, j);
-    if (nb > R_XLEN_T_MAX / nk)
-        Rf_errorcall(R_NilValue, "The sweep has too many rows for one vector.");
     double n = agmem_count_params(shapes);
 
     R_xlen_t rows = nk * nb;

@@ -265,4 +265,10 @@ test_that("ALTREP compact sequences are read without being expanded", {
   expect_error(ag_estimate_training_memory(list(c(1, 2), 1:1e6)), "`shapes`")
   est <- ag_estimate_training_memory(list(seq(1, 600, by = 1)[1:3]), quiet = TRUE)
   expect_identical(est$params, 6)
+  # as.double() of a compact integer sequence is a compact double sequence.
+  expect_identical(ag_estimate_training_memory(list(as.double(1:20)), quiet = TRUE)$params,
+                   prod(1:20))
+  expect_error(ag_estimate_training_memory(list(as.double(0:1e6))), "element 1 is 0")
+  expect_error(ag_estimate_training_memory(list(2, as.double(1:1e6))),
+               "more scalars than a double")
 })

@@ -64,3 +64,11 @@ test_that("the .Call entry point checks every argument it reads", {
   expect_error(call(frac = "a"), "`activation_frac`")
   expect_error(call(shapes = NULL), "`shapes`")
 })
+
+test_that("a sweep of more rows than a vector can hold is refused before any batch is read", {
+  skip_if(.Machine$sizeof.pointer < 8L, "no long vectors on a 32-bit build")
+  # (2^21 + 1) multipliers times 2^31 - 1 batch sizes (a compact sequence) exceed 2^52 rows.
+  multipliers <- rep_len(0:2, 2^21 + 1)
+  expect_error(.Call(agmem:::agmem_sweep, 1, multipliers, 0.01, seq_len(.Machine$integer.max)),
+               "too many rows")
+})
