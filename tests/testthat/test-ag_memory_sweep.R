@@ -29,6 +29,26 @@ test_that("every row is identical to the estimator's figures", {
   }
 })
 
+test_that("long batch vectors are read and written in full", {
+  # Longer than the 16 doubles R serves from its own pools, so that the sanitizer and valgrind
+  # steps of CI see every read of the batch sizes and every write of the columns.
+  batches <- list(as.double(seq(3, 3000, by = 3)), 1:1000 * 7L)
+  for (batch in batches) {
+    sweep <- ag_memory_sweep(mlp, batch, c("sgd", "adam"))
+    expect_identical(sweep$batch_size, rep(as.double(batch), 2L))
+    rows <- c(1L, 999L, 1000L, 1001L, 2000L)
+    for (r in rows) {
+      est <- ag_estimate_training_memory(mlp, sweep$batch_size[[r]], sweep$optimizer[[r]],
+                                         quiet = TRUE)
+      expect_identical(sweep$total[[r]], est$total)
+    }
+  }
+  expect_error(ag_memory_sweep(mlp, c(as.double(1:999), -1)), "`batch_size`.* -1")
+  out <- .Call(agmem:::agmem_sweep, mlp, rep(0:2, 10L), 0.01, as.double(1:50))
+  expect_identical(lengths(out), rep(1500L, 6L))
+  expect_error(.Call(agmem:::agmem_sweep, mlp, c(rep(0:2, 10L), 3L), 0.01, 1), "not 3")
+})
+
 test_that("optimizers are matched as match.arg(several.ok = TRUE) would, without repeats", {
   expect_identical(unique(ag_memory_sweep(mlp, 1, "sgd_p")$optimizer), "sgd_plain")
   expect_identical(ag_memory_sweep(mlp, 1:2, c("sgd", "ad", "sgd"))$optimizer,
