@@ -186,6 +186,28 @@ test_that("bad shapes are errors that name the argument and the shape", {
   }
 })
 
+test_that("a dimension is whole exactly when R's floor() says so, at every magnitude", {
+  # Around 2^52 the spacing of doubles goes from 0.5 to 1: the edge of the whole-number test.
+  edge <- c(2^51 + 0.5, 2^52 - 0.5, 2^52, 2^52 + 1, 2^52 + 2, 2^53, 2^63, 2^64, 1e300,
+            .Machine$double.xmax, 1 + 2^-52, 1 - 2^-53, 2^31 + 0.5, 2^62 + 2^10)
+  set.seed(52)
+  random <- 2^stats::runif(iterations(3000), -2, 60)
+  random <- c(random, floor(random), random + 0.5)
+  outcome <- function(v) {
+    tryCatch(ag_estimate_training_memory(list(v), quiet = TRUE)$params, error = function(e) {
+      if (grepl("positive whole", conditionMessage(e))) "refused" else conditionMessage(e)
+    })
+  }
+  values <- c(edge, random)
+  got <- lapply(values, outcome)
+  whole <- values >= 1 & values == floor(values)
+  # A whole dimension is counted, unless its byte counts overflow (only near double.xmax).
+  counted <- mapply(function(g, v) identical(g, v) || grepl("overflow", g), got, values)
+  right <- ifelse(whole, counted, vapply(got, identical, TRUE, "refused"))
+  expect_identical(sprintf("%.17g", values[!right]), character(0))
+  expect_true(any(whole) && any(!whole))
+})
+
 test_that("a figure that would not be finite is an error, not Inf", {
   expect_error(ag_estimate_training_memory(list(c(1e308, 10))), "more scalars than a double")
   expect_error(ag_estimate_training_memory(list(1e308, 1e308)), "more scalars than a double")
