@@ -6,6 +6,15 @@
 /* How many elements of an ALTREP vector are read at a time, through its get_region method. */
 #define AGMEM_CHUNK 512
 
+/* Keeps the compiler from inlining a function that is rarely called (the error paths, the ALTREP
+   reader): their stack buffers then stay out of the frame of shape_product(), which is called
+   once for every shape. */
+#ifdef __GNUC__
+#define AGMEM_NOINLINE __attribute__((noinline))
+#else
+#define AGMEM_NOINLINE
+#endif
+
 /* Writes into buf (of size n) what x is, for an error message: "a character vector",
    "an object of class \"factor\"", "NULL", ... Accepts any SEXP that is not an unclassed
    integer or double vector (those are never refused for what they are); never allocates. */
@@ -38,7 +47,7 @@ static void describe(SEXP x, char *buf, size_t n)
 }
 
 /* Refuses shape number pos (1-based) because of what it is; never returns. */
-static void NORET bad_shape_object(SEXP x, R_xlen_t pos)
+static AGMEM_NOINLINE void NORET bad_shape_object(SEXP x, R_xlen_t pos)
 {
     char what[200];
     describe(x, what, sizeof what);
@@ -48,7 +57,7 @@ static void NORET bad_shape_object(SEXP x, R_xlen_t pos)
 }
 
 /* Refuses element idx (0-based) of shape pos (1-based), whose value is v; never returns. */
-static void NORET bad_dimension(double v, R_xlen_t pos, R_xlen_t idx)
+static AGMEM_NOINLINE void NORET bad_dimension(double v, R_xlen_t pos, R_xlen_t idx)
 {
     char value[64];
     agmem_format_number(v, value, sizeof value);
@@ -62,7 +71,9 @@ static void NORET bad_dimension(double v, R_xlen_t pos, R_xlen_t idx)
    64-bit integer, which is cheaper than floor() where the CPU has no rounding instruction. */
 static inline int good_real(double v)
 {
-    return v >= 1.0 && v <= DBL_MAX && (v >= 0x1p52 || v == (double) (long long) v);
+    if (v >= 1.0 && v < 0x1p52)
+        return v == (double) (long long) v;
+    return v >= 0x1p52 && v <= DBL_MAX;
 }
 
 /* Product, left to right in double, of the len dimensions at p (shape pos, elements from offset). */
@@ -89,31 +100,13 @@ static inline double product_int(const int *p, R_xlen_t len, double prod,
     return prod;
 }
 
-/* Product of the dimensions of shape pos (1-based). Accepts an unclassed integer or double vector
-   (attributes such as dim or names are fine) of one or more positive whole numbers; refuses any
-   other object, an empty vector, NA, NaN, +-Inf, zero, negatives and fractions with an R error
-   naming the shape. Reads the data in place; an ALTREP vector is read region by region, so that
-   a compact sequence is never expanded. The product may overflow to Inf: the caller checks.
-   The product is multiplications only, and the callers only add it: rounding it through memory
-   once, at the end, is what keeps the compiler from fusing its last multiplication into their
-   addition. */
-static double shape_product(SEXP x, R_xlen_t pos)
+/* Product, left to right in double, of the len dimensions of shape pos, an integer or double
+   (type) ALTREP vector whose data are not in memory, such as a compact sequence: read
+   AGMEM_CHUNK elements at a time through its get_region method, so that it is never expanded.
+   Refuses a bad dimension as product_real() and product_int() do. */
+static AGMEM_NOINLINE double region_product(SEXP x, int type, R_xlen_t len, R_xlen_t pos)
 {
-    int type = TYPEOF(x);
-    if ((type != INTSXP && type != REALSXP) || OBJECT(x))
-        bad_shape_object(x, pos);
-    R_xlen_t len = XLENGTH(x);
-    if (len == 0)
-        Rf_errorcall(R_NilValue,
-                     "`shapes`: shape %lld must be a non-empty numeric vector of positive whole "
-                     "numbers, not an empty vector.", (long long) pos);
     double prod = 1.0;
-    const void *data = DATAPTR_OR_NULL(x);   /* NULL only for an ALTREP vector not in memory */
-    if (data != NULL) {
-        prod = type == REALSXP ? product_real((const double *) data, len, prod, pos, 0)
-                               : product_int((const int *) data, len, prod, pos, 0);
-        return agmem_keep(prod);
-    }
     if (type == REALSXP) {
         double buf[AGMEM_CHUNK];
         for (R_xlen_t start = 0; start < len; start += AGMEM_CHUNK) {
@@ -127,6 +120,35 @@ static double shape_product(SEXP x, R_xlen_t pos)
             prod = product_int(buf, got, prod, pos, start);
         }
     }
+    return prod;
+}
+
+/* Product of the dimensions of shape pos (1-based). Accepts an unclassed integer or double vector
+   (attributes such as dim or names are fine) of one or more positive whole numbers; refuses any
+   other object, an empty vector, NA, NaN, +-Inf, zero, negatives and fractions with an R error
+   naming the shape. Reads the data in place, or region by region for an ALTREP vector whose
+   data are not in memory. The product may overflow to Inf: the caller checks.
+   The product is multiplications only, and the callers only add it: rounding it through memory
+   once, at the end, is what keeps the compiler from fusing its last multiplication into their
+   addition. */
+static double shape_product(SEXP x, R_xlen_t pos)
+{
+    int type = TYPEOF(x);
+    if ((type != INTSXP && type != REALSXP) || OBJECT(x))
+        bad_shape_object(x, pos);
+    R_xlen_t len = XLENGTH(x);
+    if (len == 0)
+        Rf_errorcall(R_NilValue,
+                     "`shapes`: shape %lld must be a non-empty numeric vector of positive whole "
+                     "numbers, not an empty vector.", (long long) pos);
+    const void *data = DATAPTR_OR_NULL(x);   /* NULL only for an ALTREP vector not in memory */
+    double prod;
+    if (data == NULL)
+        prod = region_product(x, type, len, pos);
+    else if (type == REALSXP)
+        prod = product_real((const double *) data, len, 1.0, pos, 0);
+    else
+        prod = product_int((const int *) data, len, 1.0, pos, 0);
     return agmem_keep(prod);
 }
 
