@@ -49,6 +49,10 @@ test_that("bad measurements are errors that name `measured`", {
     ag_activation_frac(-1, shapes, 16)
     ag_activation_frac(NA, shapes, 16)
   })
+})
+
+test_that("bad measurements are errors that name `measured`, value by value", {
+  shapes <- ag_dense_shapes(c(100, 50, 10))
   for (bad in list(-1, NA, NA_real_, Inf, NaN, "5", c(1, 2), NULL, list(), list(a = 1),
                    list(bytes_snapshots = -1), list(bytes_snapshots = "x"), factor(1), TRUE)) {
     expect_error(ag_activation_frac(bad, shapes, 16), "`measured`")

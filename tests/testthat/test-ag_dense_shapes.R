@@ -13,6 +13,9 @@ test_that("bad widths and bias are errors that name the argument", {
     ag_dense_shapes(c(784, 0, 10))
     ag_dense_shapes(c(784, 10), bias = NA)
   })
+})
+
+test_that("bad widths and bias are errors that name the argument, value by value", {
   for (bad in list(784, numeric(0), NULL, c(784, 0), c(784, -1), c(784, 2.5), c(784, NA),
                    c(784, Inf), "784", factor(c(784, 10)), list(784, 10), c(TRUE, TRUE))) {
     expect_error(ag_dense_shapes(bad), "`widths`")

@@ -169,6 +169,9 @@ test_that("bad shapes are errors that name the argument and the shape", {
     ag_estimate_training_memory(list(c(2, 3), 4, numeric(0)))
     ag_estimate_training_memory(numeric(0))
   })
+})
+
+test_that("bad shapes are errors that name the argument and the shape, value by value", {
   non_empty <- list(list(), "a", NULL, TRUE, factor(1), new.env(), sum, mean, 1i, as.raw(1))
   for (bad in non_empty) {
     expect_error(ag_estimate_training_memory(bad), "non-empty", class = "simpleError")
@@ -231,6 +234,9 @@ test_that("bad scalar arguments are errors that name them", {
     ag_estimate_training_memory(mlp, optimizer = c("adam", "sgd"))
     ag_estimate_training_memory(mlp, quiet = NA)
   })
+})
+
+test_that("bad scalar arguments are errors that name them, value by value", {
   bad_batch <- list(NULL, NA, NA_integer_, 0, -1, 1.5, 2^31, Inf, NaN, "1", TRUE, 1:2, factor(1),
                     numeric(0), list(1))
   for (bad in bad_batch) {

@@ -119,6 +119,9 @@ test_that("bad budgets and margins are errors that name the argument", {
     ag_max_batch_size(mlp, "1 GB", margin = 1)
     agmem:::parse_budget(NULL, has_ps = FALSE)
   })
+})
+
+test_that("bad budgets and margins are errors that name the argument, value by value", {
   for (bad in list(-1, NA, NA_real_, NA_character_, Inf, NaN, c(1, 2), "12 parsecs", "GB", "",
                    "1..2 GB", "-5 GB", "1e999 GB", TRUE, list(1), factor("1 GB"), character(0),
                    1i)) {

@@ -61,6 +61,9 @@ test_that("bad arguments are errors that name them", {
     ag_memory_sweep(mlp, optimizer = c("adam", "nadam"))
     ag_memory_sweep(mlp, batch_size = numeric(0))
   })
+})
+
+test_that("bad arguments are errors that name them, value by value", {
   for (bad in list(NULL, numeric(0), c(1, NA), c(1, 2.5), "1", list(1), factor(1), 2^31)) {
     expect_error(ag_memory_sweep(mlp, bad), "`batch_size`")
   }
