@@ -1,5 +1,7 @@
-/* init.c: registers agmem's .Call routines and nothing else. */
+/* init.c: registers agmem's .Call routines and nothing else. R_init_agmem is the one symbol the
+   shared object exports (src/Makevars hides the rest with $(C_VISIBILITY)). */
 #include <R_ext/Rdynload.h>
+#include <R_ext/Visibility.h>
 #include "agmem.h"
 
 static const R_CallMethodDef call_methods[] = {
@@ -10,7 +12,7 @@ static const R_CallMethodDef call_methods[] = {
     {NULL, NULL, 0}
 };
 
-void R_init_agmem(DllInfo *dll)
+void attribute_visible R_init_agmem(DllInfo *dll)
 {
     R_registerRoutines(dll, NULL, call_methods, NULL, NULL);
     R_useDynamicSymbols(dll, FALSE);
