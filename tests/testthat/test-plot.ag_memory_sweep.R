@@ -1,22 +1,95 @@
 sweep <- ag_memory_sweep(ag_dense_shapes(c(784, 2048, 2048, 10)), 2^(0:12))
 
-draw <- function(...) {
-  file <- tempfile(fileext = ".png")
-  grDevices::png(file, width = 900, height = 600)
+# Plots on a pdf(NULL) device and returns what was drawn: the value of plot() with its visibility,
+# and the recorded display list as a list of calls, each with the name of the graphics routine
+# (e.g. "C_polygon", "C_plotXY", "C_abline", "C_text") and its unnamed arguments in order.
+drawn <- function(...) {
+  grDevices::pdf(NULL, width = 7, height = 7)
   on.exit(grDevices::dev.off())
+  grDevices::dev.control("enable")
   out <- withVisible(plot(...))
-  list(file = file, out = out)
+  calls <- lapply(grDevices::recordPlot()[[1L]], function(entry) {
+    args <- as.list(entry[[2L]])
+    list(name = args[[1L]]$name, args = unname(args[-1L]))
+  })
+  list(out = out, calls = calls)
 }
 
-test_that("the plot draws to a PNG and returns the sweep invisibly", {
+# The arguments of the recorded calls to one graphics routine.
+calls_to <- function(d, name) {
+  lapply(Filter(function(call) identical(call$name, name), d$calls), `[[`, "args")
+}
+
+# plot.xy() calls of one type ("l" for lines, "p" for points), each as list(x, y, col).
+xy_drawn <- function(d, type) {
+  xy <- Filter(function(args) identical(args[[2L]], type), calls_to(d, "C_plotXY"))
+  lapply(xy, function(args) list(x = args[[1L]]$x, y = args[[1L]]$y, col = args[[5L]]))
+}
+
+# The texts of the legend (the last text() call: legend() draws its labels last).
+legend_text <- function(d) {
+  texts <- calls_to(d, "C_text")
+  texts[[length(texts)]][[2L]]
+}
+
+gb <- 1024^3
+mb <- 1024^2
+
+test_that("the plot returns the sweep invisibly", {
   for (budget in list(NULL, "150 MB", 1e12, 1)) {
-    drawn <- draw(sweep, budget = budget)
-    expect_false(drawn$out$visible)
-    expect_identical(drawn$out$value, sweep)
-    expect_gt(file.size(drawn$file), 1000)
+    d <- drawn(sweep, budget = budget)
+    expect_false(d$out$visible)
+    expect_identical(d$out$value, sweep)
   }
   one <- ag_memory_sweep(1e6, c(1, 10), "sgd", activation_frac = 0)
-  expect_identical(draw(one, budget = "1 GB", main = "one optimizer")$out$value, one)
+  expect_identical(drawn(one, budget = "1 GB", main = "one optimizer")$out$value, one)
+})
+
+test_that("several batch sizes: four stacked components, a line per optimizer, the budget", {
+  d <- drawn(sweep, budget = "1 GB")
+  adam <- sweep[sweep$optimizer == "adam", ]
+  polygons <- calls_to(d, "C_polygon")
+  expect_length(polygons, 4L)
+  # The top of each stacked band is the running sum of the components, in GB.
+  below <- rep(0, nrow(adam))
+  for (i in seq_along(polygons)) {
+    part <- c("weights", "gradients", "optimizer_state", "activations")[[i]]
+    above <- below + adam[[part]]
+    expect_equal(polygons[[i]][[1L]], c(adam$batch_size, rev(adam$batch_size)))
+    expect_equal(polygons[[i]][[2L]], c(above, rev(below)) / gb)
+    below <- above
+  }
+  lines <- xy_drawn(d, "l")
+  expect_length(lines, 3L)
+  for (i in 1:3) {
+    rows <- sweep[sweep$optimizer == c("adam", "sgd", "sgd_plain")[[i]], ]
+    expect_equal(lines[[i]]$x, rows$batch_size)
+    expect_equal(lines[[i]]$y, rows$total / gb)
+  }
+  expect_identical(length(unique(vapply(lines, `[[`, "", "col"))), 3L)
+  ablines <- calls_to(d, "C_abline")
+  expect_length(ablines, 1L)
+  expect_identical(ablines[[1L]][[3L]], 1)
+  # One marker per optimizer at the largest batch that fits, on the budget's side of the line.
+  fit_marks <- xy_drawn(d, "p")
+  expect_identical(vapply(fit_marks, `[[`, 0, "x"), c(1904, 2004, 2104))
+  expect_true(all(vapply(fit_marks, `[[`, 0, "y") <= 1))
+  expect_identical(legend_text(d), c(
+    "weights (adam)", "gradients (adam)", "optimizer state (adam)", "activations (adam)",
+    "total, adam: fits up to batch 1 904", "total, sgd: fits up to batch 2 004",
+    "total, sgd_plain: fits up to batch 2 104", "budget 1.00 GB"
+  ))
+})
+
+test_that("without a budget there is no budget line, no marker and no budget in the legend", {
+  d <- drawn(sweep)
+  expect_length(calls_to(d, "C_polygon"), 4L)
+  expect_length(xy_drawn(d, "l"), 3L)
+  expect_length(calls_to(d, "C_abline"), 0L)
+  expect_length(xy_drawn(d, "p"), 0L)
+  expect_length(calls_to(d, "C_segments"), 1L) # the legend's line keys only
+  expect_identical(legend_text(d)[5:7], paste("total,", c("adam", "sgd", "sgd_plain")))
+  expect_length(legend_text(d), 7L)
 })
 
 test_that("the largest batch that fits is found for every optimizer", {
