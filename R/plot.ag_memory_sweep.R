@@ -31,30 +31,41 @@ plot.ag_memory_sweep <- function(x, budget = NULL, ...) {
   optimizers <- unique(x$optimizer)
   first <- x[x$optimizer == optimizers[[1L]], ]
   first <- first[order(first$batch_size), ]
+  # One batch size has no line to draw: its components become a bar and its totals points.
+  single <- length(unique(x$batch_size)) == 1L
 
   scale <- byte_scale(max(x$total, limit))
   ymax <- max(x$total, limit) / scale$bytes * 1.06
+  xlim <- if (single) x$batch_size[[1L]] * c(0.5, 2) else range(x$batch_size)
   labels <- utils::modifyList(list(
     main = "Training memory by batch size", xlab = "batch size",
     ylab = paste0("memory (", scale$unit, ")")
   ), list(...))
-  do.call(plot.default, c(list(range(x$batch_size), c(0, ymax), type = "n", log = "x",
+  do.call(plot.default, c(list(xlim, c(0, ymax), type = "n", log = "x",
                                yaxs = "i"), labels))
   stack_colours <- c("#4E79A7", "#A0CBE8", "#F28E2B", "#59A14F")
   parts <- c("weights", "gradients", "optimizer_state", "activations")
-  below <- rep(0, nrow(first))
+  # The stack's outline on the x axis: the batch sizes, or a bar a quarter octave either side.
+  bar_x <- if (single) first$batch_size * 2^c(-0.25, 0.25) else first$batch_size
+  below <- rep(0, length(bar_x))
   for (i in seq_along(parts)) {
     above <- below + first[[parts[[i]]]]
-    polygon(c(first$batch_size, rev(first$batch_size)), c(above, rev(below)) / scale$bytes,
+    polygon(c(bar_x, rev(bar_x)), c(above, rev(below)) / scale$bytes,
             col = stack_colours[[i]], border = NA)
     below <- above
   }
   line_colours <- c("#000000", "#7B3294", "#1B7837")[seq_along(optimizers)]
+  total_pch <- c(19L, 17L, 15L)[seq_along(optimizers)]
   for (i in seq_along(optimizers)) {
     rows <- x[x$optimizer == optimizers[[i]], ]
     rows <- rows[order(rows$batch_size), ]
-    lines(rows$batch_size, rows$total / scale$bytes, col = line_colours[[i]], lwd = 2,
-          lty = if (i == 1L) 1 else i)
+    if (single) {
+      points(rows$batch_size, rows$total / scale$bytes, col = line_colours[[i]],
+             pch = total_pch[[i]], cex = 1.4)
+    } else {
+      lines(rows$batch_size, rows$total / scale$bytes, col = line_colours[[i]], lwd = 2,
+            lty = i)
+    }
   }
 
   totals <- paste("total,", optimizers)
@@ -79,7 +90,10 @@ plot.ag_memory_sweep <- function(x, budget = NULL, ...) {
          fill = c(stack_colours, rep(NA, length(optimizers)), if (!is.null(limit)) NA),
          border = c(rep(NA, 4L), rep(NA, length(optimizers)), if (!is.null(limit)) NA),
          col = c(rep(NA, 4L), line_colours, if (!is.null(limit)) "#D62728"),
-         lty = c(rep(NA, 4L), seq_along(optimizers), if (!is.null(limit)) 2),
+         lty = c(rep(NA, 4L), if (single) rep(NA, length(optimizers)) else seq_along(optimizers),
+                 if (!is.null(limit)) 2),
+         pch = c(rep(NA, 4L), if (single) total_pch else rep(NA, length(optimizers)),
+                 if (!is.null(limit)) NA),
          lwd = c(rep(NA, 4L), rep(2, length(optimizers)), if (!is.null(limit)) 2))
   invisible(x)
 }

@@ -2,9 +2,10 @@ sweep <- ag_memory_sweep(ag_dense_shapes(c(784, 2048, 2048, 10)), 2^(0:12))
 
 # Plots on a pdf(NULL) device and returns what was drawn: the value of plot() with its visibility,
 # and the recorded display list as a list of calls, each with the name of the graphics routine
-# (e.g. "C_polygon", "C_plotXY", "C_abline", "C_text") and its unnamed arguments in order.
-drawn <- function(...) {
-  grDevices::pdf(NULL, width = 7, height = 7)
+# (e.g. "C_polygon", "C_plotXY", "C_abline", "C_text") and its unnamed arguments in order,
+# split into the data (`calls`) and the legend (`key`, from the legend's box on).
+drawn <- function(..., width = 7, height = 7) {
+  grDevices::pdf(NULL, width = width, height = height)
   on.exit(grDevices::dev.off())
   grDevices::dev.control("enable")
   out <- withVisible(plot(...))
@@ -12,7 +13,10 @@ drawn <- function(...) {
     args <- as.list(entry[[2L]])
     list(name = args[[1L]]$name, args = unname(args[-1L]))
   })
-  list(out = out, calls = calls)
+  box <- Position(function(call) identical(call$name, "C_rect"), calls)
+  stopifnot(!is.na(box), identical(calls[[box]]$args[[5L]], "white"))
+  list(out = out, calls = calls[seq_len(box - 1L)], key = calls[box:length(calls)],
+       window = calls[[Position(function(call) identical(call$name, "C_plot_window"), calls)]])
 }
 
 # The arguments of the recorded calls to one graphics routine.
@@ -26,10 +30,9 @@ xy_drawn <- function(d, type) {
   lapply(xy, function(args) list(x = args[[1L]]$x, y = args[[1L]]$y, col = args[[5L]]))
 }
 
-# The texts of the legend (the last text() call: legend() draws its labels last).
+# The texts of the legend.
 legend_text <- function(d) {
-  texts <- calls_to(d, "C_text")
-  texts[[length(texts)]][[2L]]
+  calls_to(list(calls = d$key), "C_text")[[1L]][[2L]]
 }
 
 gb <- 1024^3
@@ -87,9 +90,48 @@ test_that("without a budget there is no budget line, no marker and no budget in 
   expect_length(xy_drawn(d, "l"), 3L)
   expect_length(calls_to(d, "C_abline"), 0L)
   expect_length(xy_drawn(d, "p"), 0L)
-  expect_length(calls_to(d, "C_segments"), 1L) # the legend's line keys only
+  expect_length(calls_to(d, "C_segments"), 0L)
   expect_identical(legend_text(d)[5:7], paste("total,", c("adam", "sgd", "sgd_plain")))
   expect_length(legend_text(d), 7L)
+})
+
+shapes <- ag_dense_shapes(c(784, 2048, 2048, 10))
+
+test_that("a single row is drawn: the components as a stacked bar, the total as a point", {
+  one <- ag_memory_sweep(shapes, 32, "adam")
+  d <- drawn(one, budget = "150 MB")
+  polygons <- calls_to(d, "C_polygon")
+  expect_length(polygons, 4L)
+  parts <- c("weights", "gradients", "optimizer_state", "activations")
+  tops <- cumsum(unlist(one[parts])) / mb
+  for (i in 1:4) {
+    x <- polygons[[i]][[1L]]
+    y <- polygons[[i]][[2L]]
+    # A bar of visible width around batch 32, from the band below to the band's top.
+    expect_true(min(x) < 32 && max(x) > 32 && max(x) / min(x) > 1.1)
+    expect_equal(range(y), c(c(0, tops)[[i]], tops[[i]]))
+  }
+  points <- xy_drawn(d, "p")
+  expect_identical(points[[1L]]$x, 32)
+  expect_equal(points[[1L]]$y, one$total / mb)
+  expect_length(points, 1L) # batch 1 does not fit 150 MB with adam: no fit marker
+  expect_identical(calls_to(d, "C_abline")[[1L]][[3L]], 150)
+  expect_identical(legend_text(d)[5:6], c("total, adam: batch 1 does not fit", "budget 150.00 MB"))
+})
+
+test_that("one batch size and three optimizers: a point for each total", {
+  three <- ag_memory_sweep(shapes, 32)
+  for (budget in list(NULL, "150 MB")) {
+    d <- drawn(three, budget = budget)
+    expect_length(calls_to(d, "C_polygon"), 4L)
+    totals <- Filter(function(p) identical(p$x, 32), xy_drawn(d, "p"))
+    expect_length(totals, 3L)
+    expect_equal(vapply(totals, `[[`, 0, "y"), three$total / mb)
+    expect_identical(length(unique(vapply(totals, `[[`, "", "col"))), 3L)
+  }
+  # With the budget, a marker for sgd (fits up to 37) and sgd_plain (up to 137), none for adam.
+  marks <- Filter(function(p) !identical(p$x, 32), xy_drawn(d, "p"))
+  expect_identical(vapply(marks, `[[`, 0, "x"), c(37, 137))
 })
 
 test_that("the largest batch that fits is found for every optimizer", {
