@@ -98,17 +98,24 @@ plot.ag_memory_sweep <- function(x, budget = NULL, ...) {
   invisible(x)
 }
 
-# The 1024-based unit that suits `bytes`: its name and its size in bytes.
+# The 1024-based unit that suits `bytes` (the KB, MB, ... of budget strings and the report):
+# its name and its size in bytes. The largest power of 1024 not above `bytes`, found by
+# comparison (log() can land just below a whole power), from B up to YB.
+byte_units <- c("B", "KB", "MB", "GB", "TB", "PB", "EB", "ZB", "YB")
 byte_scale <- function(bytes) {
-  units <- c("bytes", "KB", "MB", "GB", "TB")
-  power <- max(0, min(4, floor(log(max(bytes, 1), 1024))))
-  list(unit = units[[power + 1L]], bytes = 1024^power)
+  power <- 0L
+  while (power < length(byte_units) - 1L && bytes >= 1024^(power + 1L)) {
+    power <- power + 1L
+  }
+  list(unit = byte_units[[power + 1L]], bytes = 1024^power)
 }
 
-# A byte count in its suiting unit, e.g. "150.00 MB".
+# A byte count in its suiting unit with two decimals, e.g. "150.00 MB"; from 1024 YB on (above
+# 1.2e27 bytes) a mantissa and a power of ten in YB, e.g. "8.27e+283 YB" for 1e308 bytes.
 format_bytes <- function(bytes) {
   scale <- byte_scale(bytes)
-  paste(formatC(bytes / scale$bytes, format = "f", digits = 2), scale$unit)
+  value <- bytes / scale$bytes
+  paste(formatC(value, format = if (value < 1024) "f" else "e", digits = 2), scale$unit)
 }
 
 # What fits, for the legend: the largest batch, any batch (Inf) or none (0).

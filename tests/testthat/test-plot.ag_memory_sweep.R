@@ -153,9 +153,36 @@ test_that("a bad sweep or budget is an error that names the argument", {
   expect_error(plot(stripped), "`x`")
 })
 
-test_that("byte units suit the figure", {
+test_that("byte units suit the figure, up to YB and then a mantissa in YB", {
   expect_identical(agmem:::format_bytes(150 * 1024^2), "150.00 MB")
-  expect_identical(agmem:::format_bytes(512), "512.00 bytes")
+  expect_identical(agmem:::format_bytes(512), "512.00 B")
+  expect_identical(agmem:::format_bytes(0), "0.00 B")
+  expect_identical(agmem:::format_bytes(1023), "1023.00 B")
+  expect_identical(agmem:::format_bytes(1024), "1.00 KB")
   expect_identical(agmem:::format_bytes(3 * 1024^4), "3.00 TB")
-  expect_identical(agmem:::format_bytes(5 * 1024^5), "5120.00 TB")
+  expect_identical(agmem:::format_bytes(5 * 1024^5), "5.00 PB")
+  expect_identical(agmem:::format_bytes(1024^6), "1.00 EB")
+  expect_identical(agmem:::format_bytes(7.5 * 1024^7), "7.50 ZB")
+  expect_identical(agmem:::format_bytes(1023 * 1024^8), "1023.00 YB")
+  expect_identical(agmem:::format_bytes(1024^9), "1.02e+03 YB")
+  expect_identical(agmem:::format_bytes(1e308), "8.27e+283 YB")
+  expect_identical(agmem:::format_bytes(.Machine$double.xmax), "1.49e+284 YB")
+  # Every power of 1024 gets its own unit, not 1024.00 of the one below.
+  for (p in 0:8) {
+    expect_identical(agmem:::format_bytes(1024^p),
+                     paste("1.00", c("B", "KB", "MB", "GB", "TB", "PB", "EB", "ZB", "YB")[[p + 1L]]))
+  }
+})
+
+test_that("a huge budget gets a short label and a finite axis", {
+  for (budget in list(1e308, .Machine$double.xmax)) {
+    d <- drawn(sweep, budget = budget)
+    label <- legend_text(d)[[8L]]
+    expect_match(label, "^budget [0-9.]+e\\+28[34] YB$")
+    h <- calls_to(d, "C_abline")[[1L]][[3L]]
+    expect_equal(h, budget / 1024^8)
+    expect_true(is.finite(d$window$args[[2L]][[2L]]) && d$window$args[[2L]][[2L]] > h)
+    titles <- calls_to(d, "C_title")[[1L]]
+    expect_identical(titles[[4L]], "memory (YB)")
+  }
 })
