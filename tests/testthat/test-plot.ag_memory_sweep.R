@@ -134,6 +134,64 @@ test_that("one batch size and three optimizers: a point for each total", {
   expect_identical(vapply(marks, `[[`, 0, "x"), c(37, 137))
 })
 
+# The highest y drawn at an x from lo to hi: polygon outlines, lines and segments taken
+# piece by piece (straight on the log x axis), points, and horizontal lines across the plot.
+top_within <- function(d, lo, hi) {
+  piece_top <- function(x0, y0, x1, y1) {
+    a <- pmax(pmin(x0, x1), lo)
+    b <- pmin(pmax(x0, x1), hi)
+    at <- function(x) {
+      ifelse(x0 == x1, pmax(y0, y1), y0 + (y1 - y0) * (log(x) - log(x0)) / (log(x1) - log(x0)))
+    }
+    max(-Inf, ifelse(a <= b, pmax(at(a), at(b)), -Inf))
+  }
+  path_top <- function(x, y) {
+    n <- length(x)
+    if (n == 1L) piece_top(x, y, x, y) else piece_top(x[-n], y[-n], x[-1L], y[-1L])
+  }
+  tops <- c(
+    vapply(calls_to(d, "C_polygon"), function(a) {
+      path_top(c(a[[1L]], a[[1L]][[1L]]), c(a[[2L]], a[[2L]][[1L]]))
+    }, 0),
+    vapply(calls_to(d, "C_plotXY"), function(a) {
+      if (identical(a[[2L]], "n")) -Inf else path_top(a[[1L]]$x, a[[1L]]$y) # "n": the frame
+    }, 0),
+    vapply(calls_to(d, "C_segments"), function(a) piece_top(a[[1L]], a[[2L]], a[[3L]], a[[4L]]), 0),
+    vapply(calls_to(d, "C_abline"), function(a) max(a[[3L]]), 0)
+  )
+  max(tops)
+}
+
+test_that("the legend sits inside the plot and covers no data", {
+  flat <- ag_memory_sweep(shapes, 2^(0:12), activation_frac = 0)
+  cases <- list(
+    list(sweep, budget = "1 GB"), list(sweep), list(sweep, budget = "2 GB"),
+    list(sweep, budget = "100 MB"), list(sweep, budget = 1e12), list(flat),
+    list(flat, budget = "200 MB"), list(flat, budget = "100 MB"),
+    list(ag_memory_sweep(shapes, 32, "adam"), budget = "150 MB"),
+    list(ag_memory_sweep(shapes, 32), budget = "150 MB"), list(ag_memory_sweep(shapes, 32)),
+    list(ag_memory_sweep(1e6, c(1, 10), "sgd", activation_frac = 0), budget = "1 GB")
+  )
+  # The default pdf() page, a README-sized figure (800 x 500 px at 72 dpi) and a small one.
+  for (size in list(c(7, 7), c(800, 500) / 72, c(6, 4.5))) {
+    for (case in cases) {
+      d <- do.call(drawn, c(case, width = size[[1L]], height = size[[2L]]))
+      # rect() of the legend's box: its corners, in either order.
+      box <- unlist(calls_to(list(calls = d$key), "C_rect")[[1L]][1:4])
+      left <- min(box[c(1L, 3L)])
+      right <- max(box[c(1L, 3L)])
+      bottom <- min(box[c(2L, 4L)])
+      xlim <- d$window$args[[1L]]
+      ylim <- d$window$args[[2L]]
+      # The plot region: xlim widened by 4% either side on the log axis, ylim as it is.
+      usr <- exp(log(xlim) + c(-1, 1) * 0.04 * diff(log(xlim)))
+      expect_true(left >= usr[[1L]] && right <= usr[[2L]])
+      expect_true(bottom >= min(ylim) && max(box[c(2L, 4L)]) <= max(ylim))
+      expect_lt(top_within(d, left, right), bottom)
+    }
+  }
+})
+
 test_that("the largest batch that fits is found for every optimizer", {
   fits <- vapply(c("adam", "sgd", "sgd_plain"), function(opt) {
     ag_max_batch_size(ag_dense_shapes(c(784, 2048, 2048, 10)), "150 MB", opt)
@@ -168,9 +226,9 @@ test_that("byte units suit the figure, up to YB and then a mantissa in YB", {
   expect_identical(agmem:::format_bytes(1e308), "8.27e+283 YB")
   expect_identical(agmem:::format_bytes(.Machine$double.xmax), "1.49e+284 YB")
   # Every power of 1024 gets its own unit, not 1024.00 of the one below.
+  units <- c("B", "KB", "MB", "GB", "TB", "PB", "EB", "ZB", "YB")
   for (p in 0:8) {
-    expect_identical(agmem:::format_bytes(1024^p),
-                     paste("1.00", c("B", "KB", "MB", "GB", "TB", "PB", "EB", "ZB", "YB")[[p + 1L]]))
+    expect_identical(agmem:::format_bytes(1024^p), paste("1.00", units[[p + 1L]]))
   }
 })
 
