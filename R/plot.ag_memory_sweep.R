@@ -4,7 +4,10 @@
 #' size (log scale): the four components stacked for the first optimizer of the
 #' sweep, the totals of the others as lines, and, when a budget is given, the
 #' budget as a horizontal line with the largest batch that fits marked for each
-#' optimizer.
+#' optimizer. A sweep of a single batch size is drawn as a stacked bar with the
+#' totals as points. The legend sits at the top left, with the y axis extended
+#' so that it covers no data. Memory is shown in 1024-based units from B to YB
+#' (the KB, MB, GB of budget strings); beyond 1024 YB, as a power of ten in YB.
 #'
 #' @param x A sweep from [ag_memory_sweep()].
 #' @param budget `NULL` (no budget line), or a budget in any form
@@ -18,7 +21,9 @@
 #' shapes <- ag_dense_shapes(c(784, 2048, 2048, 10))
 #' sweep <- ag_memory_sweep(shapes, batch_size = 2^(0:12))
 #' plot(sweep, budget = "150 MB")
-#' @importFrom graphics abline legend lines plot.default points polygon segments
+#' plot(ag_memory_sweep(shapes, batch_size = 32), budget = "150 MB")
+#' @importFrom graphics abline legend lines par plot.default points polygon segments strheight
+#'   strwidth
 #' @export
 plot.ag_memory_sweep <- function(x, budget = NULL, ...) {
   needed <- c("optimizer", "batch_size", "params", "weights", "gradients", "optimizer_state",
@@ -29,72 +34,187 @@ plot.ag_memory_sweep <- function(x, budget = NULL, ...) {
   }
   limit <- if (is.null(budget)) NULL else parse_budget(budget)
   optimizers <- unique(x$optimizer)
-  first <- x[x$optimizer == optimizers[[1L]], ]
-  first <- first[order(first$batch_size), ]
+  by_optimizer <- lapply(optimizers, function(opt) {
+    rows <- x[x$optimizer == opt, ]
+    rows[order(rows$batch_size), ]
+  })
+  first <- by_optimizer[[1L]]
+  # One batch size has no line to draw: its components become a bar and its totals points.
+  single <- length(unique(x$batch_size)) == 1L
+  # The largest batch that fits, per optimizer, and its total.
+  fits <- if (is.null(limit)) NULL else lapply(optimizers, function(opt) {
+    fit <- .Call(agmem_max_batch, x$params[[1L]], optimizer_copies[[opt]], frac, limit)
+    total <- if (is.finite(fit) && fit >= 1) {
+      .Call(agmem_estimate, x$params[[1L]], optimizer_copies[[opt]], frac, fit)[[6L]]
+    } else {
+      NA_real_
+    }
+    list(batch = fit, total = total)
+  })
 
+  # Everything from here on is in the unit of the axis, so that no figure overflows.
   scale <- byte_scale(max(x$total, limit))
-  ymax <- max(x$total, limit) / scale$bytes * 1.06
+  lim <- if (is.null(limit)) NULL else limit / scale$bytes
+  stack_colours <- c("#4E79A7", "#A0CBE8", "#F28E2B", "#59A14F")
+  line_colours <- c("#000000", "#7B3294", "#1B7837")[seq_along(optimizers)]
+  total_pch <- c(19L, 17L, 15L)[seq_along(optimizers)]
+  totals <- paste("total,", optimizers)
+  if (!is.null(limit)) {
+    totals <- paste0(totals, ": ", vapply(fits, function(f) format_fit(f$batch), ""))
+  }
+  n_opt <- length(optimizers)
+  has_budget <- !is.null(limit)
+  key <- list(
+    legend = c(paste0(c("weights", "gradients", "optimizer state", "activations"), " (",
+                      optimizers[[1L]], ")"), totals,
+               if (has_budget) paste("budget", format_bytes(limit))),
+    fill = c(stack_colours, rep(NA, n_opt), if (has_budget) NA),
+    border = NA,
+    col = c(rep(NA, 4L), line_colours, if (has_budget) "#D62728"),
+    lty = c(rep(NA, 4L), if (single) rep(NA, n_opt) else seq_len(n_opt), if (has_budget) 2),
+    pch = c(rep(NA, 4L), if (single) total_pch else rep(NA, n_opt), if (has_budget) NA),
+    lwd = c(rep(NA, 4L), rep(2, n_opt), if (has_budget) 2)
+  )
+
+  # The stack's outline on the x axis: the batch sizes, or a bar a quarter octave either side.
+  bar_x <- if (single) first$batch_size * 2^c(-0.25, 0.25) else first$batch_size
+  xlim <- if (single) x$batch_size[[1L]] * c(0.5, 2) else range(x$batch_size)
+  # What is drawn, as paths for legend_layout(): the top of the stack, the totals, the budget.
+  drawn <- c(
+    list(list(x = bar_x, y = rep_len(first$total / scale$bytes, length(bar_x)))),
+    lapply(by_optimizer, function(rows) list(x = rows$batch_size, y = rows$total / scale$bytes)),
+    if (has_budget) list(list(x = xlim, y = c(lim, lim)))
+  )
+  layout <- legend_layout(drawn, key$legend, xlim, max(x$total / scale$bytes, lim) * 1.06)
+  ymax <- layout$ymax
   labels <- utils::modifyList(list(
     main = "Training memory by batch size", xlab = "batch size",
     ylab = paste0("memory (", scale$unit, ")")
   ), list(...))
-  do.call(plot.default, c(list(range(x$batch_size), c(0, ymax), type = "n", log = "x",
-                               yaxs = "i"), labels))
-  stack_colours <- c("#4E79A7", "#A0CBE8", "#F28E2B", "#59A14F")
+  do.call(plot.default, c(list(xlim, c(0, ymax), type = "n", log = "x", yaxs = "i"), labels))
+
+  below <- rep(0, length(bar_x))
   parts <- c("weights", "gradients", "optimizer_state", "activations")
-  below <- rep(0, nrow(first))
   for (i in seq_along(parts)) {
     above <- below + first[[parts[[i]]]]
-    polygon(c(first$batch_size, rev(first$batch_size)), c(above, rev(below)) / scale$bytes,
+    polygon(c(bar_x, rev(bar_x)), c(above, rev(below)) / scale$bytes,
             col = stack_colours[[i]], border = NA)
     below <- above
   }
-  line_colours <- c("#000000", "#7B3294", "#1B7837")[seq_along(optimizers)]
   for (i in seq_along(optimizers)) {
-    rows <- x[x$optimizer == optimizers[[i]], ]
-    rows <- rows[order(rows$batch_size), ]
-    lines(rows$batch_size, rows$total / scale$bytes, col = line_colours[[i]], lwd = 2,
-          lty = if (i == 1L) 1 else i)
+    rows <- by_optimizer[[i]]
+    if (single) {
+      points(rows$batch_size, rows$total / scale$bytes, col = line_colours[[i]],
+             pch = total_pch[[i]], cex = 1.4)
+    } else {
+      lines(rows$batch_size, rows$total / scale$bytes, col = line_colours[[i]], lwd = 2, lty = i)
+    }
   }
-
-  totals <- paste("total,", optimizers)
-  if (!is.null(limit)) {
-    abline(h = limit / scale$bytes, col = "#D62728", lwd = 2, lty = 2)
+  if (has_budget) {
+    abline(h = lim, col = "#D62728", lwd = 2, lty = 2)
     for (i in seq_along(optimizers)) {
-      fit <- .Call(agmem_max_batch, x$params[[1L]], optimizer_copies[[optimizers[[i]]]], frac,
-                   limit)
-      totals[[i]] <- paste0(totals[[i]], ": ", format_fit(fit))
-      if (is.finite(fit) && fit >= 1) {
-        est <- .Call(agmem_estimate, x$params[[1L]], optimizer_copies[[optimizers[[i]]]], frac,
-                     fit)
-        segments(fit, 0, fit, est[[6L]] / scale$bytes, col = line_colours[[i]], lty = 3)
-        points(fit, est[[6L]] / scale$bytes, pch = 21, bg = line_colours[[i]], cex = 1.4)
+      if (!is.na(fits[[i]]$total)) {
+        y <- fits[[i]]$total / scale$bytes
+        segments(fits[[i]]$batch, 0, fits[[i]]$batch, y, col = line_colours[[i]], lty = 3)
+        points(fits[[i]]$batch, y, pch = 21, bg = line_colours[[i]], cex = 1.4)
       }
     }
   }
-  legend("topleft", bg = "white", box.col = "grey80", inset = 0.02,
-         legend = c(paste0(c("weights", "gradients", "optimizer state", "activations"),
-                           " (", optimizers[[1L]], ")"), totals,
-                    if (!is.null(limit)) paste("budget", format_bytes(limit))),
-         fill = c(stack_colours, rep(NA, length(optimizers)), if (!is.null(limit)) NA),
-         border = c(rep(NA, 4L), rep(NA, length(optimizers)), if (!is.null(limit)) NA),
-         col = c(rep(NA, 4L), line_colours, if (!is.null(limit)) "#D62728"),
-         lty = c(rep(NA, 4L), seq_along(optimizers), if (!is.null(limit)) 2),
-         lwd = c(rep(NA, 4L), rep(2, length(optimizers)), if (!is.null(limit)) 2))
+  do.call(legend, c(list("topleft", bg = "white", box.col = "grey80", inset = legend_inset,
+                         cex = layout$cex, ncol = layout$ncol), key))
   invisible(x)
 }
 
-# The 1024-based unit that suits `bytes`: its name and its size in bytes.
-byte_scale <- function(bytes) {
-  units <- c("bytes", "KB", "MB", "GB", "TB")
-  power <- max(0, min(4, floor(log(max(bytes, 1), 1024))))
-  list(unit = units[[power + 1L]], bytes = 1024^power)
+# The legend's distance from the plot's edges, as a fraction of the plot region.
+legend_inset <- 0.02
+
+# How to fit the legend at the top left above everything drawn: its `cex` and `ncol`, and the
+# top of the y axis, `ymax`, at least the `ymax` given and more when a path (a list of x,
+# increasing, and y; straight between the points on the log x axis) rises into the band the
+# legend takes. The legend's size is measured on the current device as legend() measures it:
+# per column a line of par("cin") per entry plus one, and per column the widest label plus its
+# keys.
+# The largest text (cex from 1 down to 0.7) whose legend, in one column or two, is at most 45%
+# as tall and as wide as the plot wins, with the layout that needs the lower axis. When none
+# fits, cex 0.7 in whichever of the two layouts as wide as the plot needs the lower axis (one
+# column if neither), the data keeping at least 40% of the height; then the legend may cover
+# some of the data or stick out of the plot.
+legend_layout <- function(paths, labels, xlim, ymax) {
+  pin <- par("pin")
+  char <- par("cin") * par("cex")
+  # The log x axis, which plot.default() extends by 4% on either side.
+  ends <- log(xlim)
+  ends <- ends + c(-1, 1) * 0.04 * diff(ends)
+  for (cex in c(1, 0.9, 0.8, 0.7)) {
+    widths <- strwidth(labels, units = "inches", cex = cex)
+    line <- cex * char[[2L]] * max(1, strheight(labels, units = "inches", cex = cex) /
+                                     (cex * char[[2L]]))
+    best <- NULL
+    for (ncol in 1:2) {
+      per_col <- ceiling(length(labels) / ncol)
+      # Each column as wide as the widest label (legend()'s text.width = NULL) and its keys.
+      width <- (ncol * (max(widths) + 5.5 * cex * char[[1L]]) + 0.5 * cex * char[[1L]]) /
+        pin[[1L]]
+      height <- (per_col + 1) * line / pin[[2L]]
+      wide <- width > 1 - 2 * legend_inset
+      last <- cex == 0.7
+      if ((!wide && (height <= 0.45 || last)) || (last && ncol == 1L)) {
+        # The legend's x span, widened by 2% of the plot for the symbols drawn at its edges.
+        lo <- ends[[1L]] - 0.02 * diff(ends)
+        hi <- ends[[1L]] + (legend_inset + width + 0.02) * diff(ends)
+        top <- highest_within(paths, lo, hi)
+        # Keep the legend, its inset and 3% of the plot above the highest point under it.
+        need <- max(ymax, top / max(0.4, 1 - legend_inset - height - 0.03))
+        if (is.null(best) || need < best$ymax) {
+          best <- list(cex = cex, ncol = ncol, ymax = need)
+        }
+      }
+    }
+    if (!is.null(best)) {
+      return(best)
+    }
+  }
 }
 
-# A byte count in its suiting unit, e.g. "150.00 MB".
+# The highest y of `paths` (lists of x, increasing, and y; straight between the points on the
+# log x axis) at a log x from lo to hi; -Inf when none reaches there.
+highest_within <- function(paths, lo, hi) {
+  top <- -Inf
+  for (path in paths) {
+    lx <- log(path$x)
+    top <- max(top, path$y[lx >= lo & lx <= hi])
+    n <- length(lx)
+    if (n > 1L) {
+      x0 <- lx[-n]
+      x1 <- lx[-1L]
+      for (edge in c(lo, hi)) {
+        cross <- x0 < edge & edge < x1
+        top <- max(top, (path$y[-n] + (path$y[-1L] - path$y[-n]) * (edge - x0) /
+                           (x1 - x0))[cross])
+      }
+    }
+  }
+  top
+}
+
+# The 1024-based unit that suits `bytes` (the KB, MB, ... of budget strings and the report):
+# its name and its size in bytes. The largest power of 1024 not above `bytes`, found by
+# comparison (log() can land just below a whole power), from B up to YB.
+byte_units <- c("B", "KB", "MB", "GB", "TB", "PB", "EB", "ZB", "YB")
+byte_scale <- function(bytes) {
+  power <- 0L
+  while (power < length(byte_units) - 1L && bytes >= 1024^(power + 1L)) {
+    power <- power + 1L
+  }
+  list(unit = byte_units[[power + 1L]], bytes = 1024^power)
+}
+
+# A byte count in its suiting unit with two decimals, e.g. "150.00 MB"; from 1024 YB on (above
+# 1.2e27 bytes) a mantissa and a power of ten in YB, e.g. "8.27e+283 YB" for 1e308 bytes.
 format_bytes <- function(bytes) {
   scale <- byte_scale(bytes)
-  paste(formatC(bytes / scale$bytes, format = "f", digits = 2), scale$unit)
+  value <- bytes / scale$bytes
+  paste(formatC(value, format = if (value < 1024) "f" else "e", digits = 2), scale$unit)
 }
 
 # What fits, for the legend: the largest batch, any batch (Inf) or none (0).

@@ -1,22 +1,195 @@
 sweep <- ag_memory_sweep(ag_dense_shapes(c(784, 2048, 2048, 10)), 2^(0:12))
 
-draw <- function(...) {
-  file <- tempfile(fileext = ".png")
-  grDevices::png(file, width = 900, height = 600)
+# Plots on a pdf(NULL) device and returns what was drawn: the value of plot() with its visibility,
+# and the recorded display list as a list of calls, each with the name of the graphics routine
+# (e.g. "C_polygon", "C_plotXY", "C_abline", "C_text") and its unnamed arguments in order,
+# split into the data (`calls`) and the legend (`key`, from the legend's box on).
+drawn <- function(..., width = 7, height = 7) {
+  grDevices::pdf(NULL, width = width, height = height)
   on.exit(grDevices::dev.off())
+  grDevices::dev.control("enable")
   out <- withVisible(plot(...))
-  list(file = file, out = out)
+  calls <- lapply(grDevices::recordPlot()[[1L]], function(entry) {
+    args <- as.list(entry[[2L]])
+    list(name = args[[1L]]$name, args = unname(args[-1L]))
+  })
+  box <- Position(function(call) identical(call$name, "C_rect"), calls)
+  stopifnot(!is.na(box), identical(calls[[box]]$args[[5L]], "white"))
+  list(out = out, calls = calls[seq_len(box - 1L)], key = calls[box:length(calls)],
+       window = calls[[Position(function(call) identical(call$name, "C_plot_window"), calls)]])
 }
 
-test_that("the plot draws to a PNG and returns the sweep invisibly", {
+# The arguments of the recorded calls to one graphics routine.
+calls_to <- function(d, name) {
+  lapply(Filter(function(call) identical(call$name, name), d$calls), `[[`, "args")
+}
+
+# plot.xy() calls of one type ("l" for lines, "p" for points), each as list(x, y, col).
+xy_drawn <- function(d, type) {
+  xy <- Filter(function(args) identical(args[[2L]], type), calls_to(d, "C_plotXY"))
+  lapply(xy, function(args) list(x = args[[1L]]$x, y = args[[1L]]$y, col = args[[5L]]))
+}
+
+# The texts of the legend.
+legend_text <- function(d) {
+  calls_to(list(calls = d$key), "C_text")[[1L]][[2L]]
+}
+
+gb <- 1024^3
+mb <- 1024^2
+
+test_that("the plot returns the sweep invisibly", {
   for (budget in list(NULL, "150 MB", 1e12, 1)) {
-    drawn <- draw(sweep, budget = budget)
-    expect_false(drawn$out$visible)
-    expect_identical(drawn$out$value, sweep)
-    expect_gt(file.size(drawn$file), 1000)
+    d <- drawn(sweep, budget = budget)
+    expect_false(d$out$visible)
+    expect_identical(d$out$value, sweep)
   }
   one <- ag_memory_sweep(1e6, c(1, 10), "sgd", activation_frac = 0)
-  expect_identical(draw(one, budget = "1 GB", main = "one optimizer")$out$value, one)
+  expect_identical(drawn(one, budget = "1 GB", main = "one optimizer")$out$value, one)
+})
+
+test_that("several batch sizes: four stacked components, a line per optimizer, the budget", {
+  d <- drawn(sweep, budget = "1 GB")
+  adam <- sweep[sweep$optimizer == "adam", ]
+  polygons <- calls_to(d, "C_polygon")
+  expect_length(polygons, 4L)
+  # The top of each stacked band is the running sum of the components, in GB.
+  below <- rep(0, nrow(adam))
+  for (i in seq_along(polygons)) {
+    part <- c("weights", "gradients", "optimizer_state", "activations")[[i]]
+    above <- below + adam[[part]]
+    expect_equal(polygons[[i]][[1L]], c(adam$batch_size, rev(adam$batch_size)))
+    expect_equal(polygons[[i]][[2L]], c(above, rev(below)) / gb)
+    below <- above
+  }
+  lines <- xy_drawn(d, "l")
+  expect_length(lines, 3L)
+  for (i in 1:3) {
+    rows <- sweep[sweep$optimizer == c("adam", "sgd", "sgd_plain")[[i]], ]
+    expect_equal(lines[[i]]$x, rows$batch_size)
+    expect_equal(lines[[i]]$y, rows$total / gb)
+  }
+  expect_identical(length(unique(vapply(lines, `[[`, "", "col"))), 3L)
+  ablines <- calls_to(d, "C_abline")
+  expect_length(ablines, 1L)
+  expect_identical(ablines[[1L]][[3L]], 1)
+  # One marker per optimizer at the largest batch that fits, on the budget's side of the line.
+  fit_marks <- xy_drawn(d, "p")
+  expect_identical(vapply(fit_marks, `[[`, 0, "x"), c(1904, 2004, 2104))
+  expect_true(all(vapply(fit_marks, `[[`, 0, "y") <= 1))
+  expect_identical(legend_text(d), c(
+    "weights (adam)", "gradients (adam)", "optimizer state (adam)", "activations (adam)",
+    "total, adam: fits up to batch 1 904", "total, sgd: fits up to batch 2 004",
+    "total, sgd_plain: fits up to batch 2 104", "budget 1.00 GB"
+  ))
+})
+
+test_that("without a budget there is no budget line, no marker and no budget in the legend", {
+  d <- drawn(sweep)
+  expect_length(calls_to(d, "C_polygon"), 4L)
+  expect_length(xy_drawn(d, "l"), 3L)
+  expect_length(calls_to(d, "C_abline"), 0L)
+  expect_length(xy_drawn(d, "p"), 0L)
+  expect_length(calls_to(d, "C_segments"), 0L)
+  expect_identical(legend_text(d)[5:7], paste("total,", c("adam", "sgd", "sgd_plain")))
+  expect_length(legend_text(d), 7L)
+})
+
+shapes <- ag_dense_shapes(c(784, 2048, 2048, 10))
+
+test_that("a single row is drawn: the components as a stacked bar, the total as a point", {
+  one <- ag_memory_sweep(shapes, 32, "adam")
+  d <- drawn(one, budget = "150 MB")
+  polygons <- calls_to(d, "C_polygon")
+  expect_length(polygons, 4L)
+  parts <- c("weights", "gradients", "optimizer_state", "activations")
+  tops <- cumsum(unlist(one[parts])) / mb
+  for (i in 1:4) {
+    x <- polygons[[i]][[1L]]
+    y <- polygons[[i]][[2L]]
+    # A bar of visible width around batch 32, from the band below to the band's top.
+    expect_true(min(x) < 32 && max(x) > 32 && max(x) / min(x) > 1.1)
+    expect_equal(range(y), c(c(0, tops)[[i]], tops[[i]]))
+  }
+  points <- xy_drawn(d, "p")
+  expect_identical(points[[1L]]$x, 32)
+  expect_equal(points[[1L]]$y, one$total / mb)
+  expect_length(points, 1L) # batch 1 does not fit 150 MB with adam: no fit marker
+  expect_identical(calls_to(d, "C_abline")[[1L]][[3L]], 150)
+  expect_identical(legend_text(d)[5:6], c("total, adam: batch 1 does not fit", "budget 150.00 MB"))
+})
+
+test_that("one batch size and three optimizers: a point for each total", {
+  three <- ag_memory_sweep(shapes, 32)
+  for (budget in list(NULL, "150 MB")) {
+    d <- drawn(three, budget = budget)
+    expect_length(calls_to(d, "C_polygon"), 4L)
+    totals <- Filter(function(p) identical(p$x, 32), xy_drawn(d, "p"))
+    expect_length(totals, 3L)
+    expect_equal(vapply(totals, `[[`, 0, "y"), three$total / mb)
+    expect_identical(length(unique(vapply(totals, `[[`, "", "col"))), 3L)
+  }
+  # With the budget, a marker for sgd (fits up to 37) and sgd_plain (up to 137), none for adam.
+  marks <- Filter(function(p) !identical(p$x, 32), xy_drawn(d, "p"))
+  expect_identical(vapply(marks, `[[`, 0, "x"), c(37, 137))
+})
+
+# The highest y drawn at an x from lo to hi: polygon outlines, lines and segments taken
+# piece by piece (straight on the log x axis), points, and horizontal lines across the plot.
+top_within <- function(d, lo, hi) {
+  piece_top <- function(x0, y0, x1, y1) {
+    a <- pmax(pmin(x0, x1), lo)
+    b <- pmin(pmax(x0, x1), hi)
+    at <- function(x) {
+      ifelse(x0 == x1, pmax(y0, y1), y0 + (y1 - y0) * (log(x) - log(x0)) / (log(x1) - log(x0)))
+    }
+    max(-Inf, ifelse(a <= b, pmax(at(a), at(b)), -Inf))
+  }
+  path_top <- function(x, y) {
+    n <- length(x)
+    if (n == 1L) piece_top(x, y, x, y) else piece_top(x[-n], y[-n], x[-1L], y[-1L])
+  }
+  tops <- c(
+    vapply(calls_to(d, "C_polygon"), function(a) {
+      path_top(c(a[[1L]], a[[1L]][[1L]]), c(a[[2L]], a[[2L]][[1L]]))
+    }, 0),
+    vapply(calls_to(d, "C_plotXY"), function(a) {
+      if (identical(a[[2L]], "n")) -Inf else path_top(a[[1L]]$x, a[[1L]]$y) # "n": the frame
+    }, 0),
+    vapply(calls_to(d, "C_segments"), function(a) piece_top(a[[1L]], a[[2L]], a[[3L]], a[[4L]]), 0),
+    vapply(calls_to(d, "C_abline"), function(a) max(a[[3L]]), 0)
+  )
+  max(tops)
+}
+
+test_that("the legend sits inside the plot and covers no data", {
+  flat <- ag_memory_sweep(shapes, 2^(0:12), activation_frac = 0)
+  cases <- list(
+    list(sweep, budget = "1 GB"), list(sweep), list(sweep, budget = "2 GB"),
+    list(sweep, budget = "100 MB"), list(sweep, budget = 1e12), list(flat),
+    list(flat, budget = "200 MB"), list(flat, budget = "100 MB"),
+    list(ag_memory_sweep(shapes, 32, "adam"), budget = "150 MB"),
+    list(ag_memory_sweep(shapes, 32), budget = "150 MB"), list(ag_memory_sweep(shapes, 32)),
+    list(ag_memory_sweep(1e6, c(1, 10), "sgd", activation_frac = 0), budget = "1 GB")
+  )
+  # The default pdf() page, a README-sized figure (800 x 500 px at 72 dpi) and a small one.
+  for (size in list(c(7, 7), c(800, 500) / 72, c(6, 4.5))) {
+    for (case in cases) {
+      d <- do.call(drawn, c(case, width = size[[1L]], height = size[[2L]]))
+      # rect() of the legend's box: its corners, in either order.
+      box <- unlist(calls_to(list(calls = d$key), "C_rect")[[1L]][1:4])
+      left <- min(box[c(1L, 3L)])
+      right <- max(box[c(1L, 3L)])
+      bottom <- min(box[c(2L, 4L)])
+      xlim <- d$window$args[[1L]]
+      ylim <- d$window$args[[2L]]
+      # The plot region: xlim widened by 4% either side on the log axis, ylim as it is.
+      usr <- exp(log(xlim) + c(-1, 1) * 0.04 * diff(log(xlim)))
+      expect_true(left >= usr[[1L]] && right <= usr[[2L]])
+      expect_true(bottom >= min(ylim) && max(box[c(2L, 4L)]) <= max(ylim))
+      expect_lt(top_within(d, left, right), bottom)
+    }
+  }
 })
 
 test_that("the largest batch that fits is found for every optimizer", {
@@ -38,9 +211,36 @@ test_that("a bad sweep or budget is an error that names the argument", {
   expect_error(plot(stripped), "`x`")
 })
 
-test_that("byte units suit the figure", {
+test_that("byte units suit the figure, up to YB and then a mantissa in YB", {
   expect_identical(agmem:::format_bytes(150 * 1024^2), "150.00 MB")
-  expect_identical(agmem:::format_bytes(512), "512.00 bytes")
+  expect_identical(agmem:::format_bytes(512), "512.00 B")
+  expect_identical(agmem:::format_bytes(0), "0.00 B")
+  expect_identical(agmem:::format_bytes(1023), "1023.00 B")
+  expect_identical(agmem:::format_bytes(1024), "1.00 KB")
   expect_identical(agmem:::format_bytes(3 * 1024^4), "3.00 TB")
-  expect_identical(agmem:::format_bytes(5 * 1024^5), "5120.00 TB")
+  expect_identical(agmem:::format_bytes(5 * 1024^5), "5.00 PB")
+  expect_identical(agmem:::format_bytes(1024^6), "1.00 EB")
+  expect_identical(agmem:::format_bytes(7.5 * 1024^7), "7.50 ZB")
+  expect_identical(agmem:::format_bytes(1023 * 1024^8), "1023.00 YB")
+  expect_identical(agmem:::format_bytes(1024^9), "1.02e+03 YB")
+  expect_identical(agmem:::format_bytes(1e308), "8.27e+283 YB")
+  expect_identical(agmem:::format_bytes(.Machine$double.xmax), "1.49e+284 YB")
+  # Every power of 1024 gets its own unit, not 1024.00 of the one below.
+  units <- c("B", "KB", "MB", "GB", "TB", "PB", "EB", "ZB", "YB")
+  for (p in 0:8) {
+    expect_identical(agmem:::format_bytes(1024^p), paste("1.00", units[[p + 1L]]))
+  }
+})
+
+test_that("a huge budget gets a short label and a finite axis", {
+  for (budget in list(1e308, .Machine$double.xmax)) {
+    d <- drawn(sweep, budget = budget)
+    label <- legend_text(d)[[8L]]
+    expect_match(label, "^budget [0-9.]+e\\+28[34] YB$")
+    h <- calls_to(d, "C_abline")[[1L]][[3L]]
+    expect_equal(h, budget / 1024^8)
+    expect_true(is.finite(d$window$args[[2L]][[2L]]) && d$window$args[[2L]][[2L]] > h)
+    titles <- calls_to(d, "C_title")[[1L]]
+    expect_identical(titles[[4L]], "memory (YB)")
+  }
 })
