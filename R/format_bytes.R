@@ -37,8 +37,10 @@ format_bytes_scaled <- function(x, units = "iec") {
     name <- rep(units, length(x))
   }
   value <- x / size
-  text <- ifelse(name == "B", sprintf("%.0f B", value), sprintf("%.2f %s", value, name))
-  text[!is.finite(x)] <- ifelse(is.na(x[!is.finite(x)]), "NA",
-                                paste(format(x[!is.finite(x)]), "B"))
+  text <- sprintf("%.2f %s", value, name)
+  whole <- name == "B"
+  text[whole] <- sprintf("%.0f B", value[whole])
+  text[is.infinite(x)] <- paste(format(x[is.infinite(x)]), "B")
+  text[is.na(x)] <- "NA"
   text
 }
