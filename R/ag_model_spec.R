@@ -195,10 +195,10 @@ read_layers <- function(layers, loss, arg) {
       params <- layer_tensors(layer, i, arg)
       label <- layer_label(layer)
       count <- length(params)
-      reason <- got$reason %||% paste0(
+      reason <- if_null(got$reason, paste0(
         "its activation memory is not modelled (", count, " parameter tensor",
         if (count != 1L) "s", " counted)"
-      )
+      ))
       uncovered <- c(uncovered, paste0("layer ", i, " (", label, "): ", reason))
       rows[[i]] <- layer_frame(layer_type(layer), NA_real_, NA_real_, NA, NA_character_)
       ops[[i]] <- character(0)
@@ -276,7 +276,7 @@ read_linear <- function(layer, i, arg) {
 # ag_tensor fields with requires_grad TRUE, in the order of their names.
 layer_tensors <- function(layer, i, arg) {
   holder <- is.environment(layer) || is.list(layer)
-  method <- if (holder) layer[["parameters"]] %||% layer[["params"]] else NULL
+  method <- if (holder) if_null(layer[["parameters"]], layer[["params"]]) else NULL
   if (is.function(method)) {
     params <- tryCatch(method(), error = function(e) {
       stop_arg("`", arg, "`: the parameters() method of layer ", i, " failed: ",
@@ -305,7 +305,7 @@ layer_tensors <- function(layer, i, arg) {
 # tensor with neither, or with dimensions that are not positive whole numbers, naming `arg`.
 tensor_dims <- function(t, what, arg) {
   data <- t[["data"]]
-  dims <- if (!is.null(data)) dim(data) %||% c(length(data), 1) else t[["shape"]]
+  dims <- if (!is.null(data)) if_null(dim(data), c(length(data), 1)) else t[["shape"]]
   if (!is.numeric(dims) || length(dims) == 0L || anyNA(dims) ||
     any(!is.finite(dims) | dims < 1 | dims != floor(dims))) {
     stop_arg("`", arg, "`: ", what, " has no readable shape (neither `data` nor `shape` ",
@@ -367,4 +367,5 @@ spec_ops <- function(spec) {
   list(ops = if (is.null(ops)) character(0) else ops, units = units)
 }
 
-`%||%` <- function(a, b) if (is.null(a)) b else a
+# a, or b when a is NULL.
+if_null <- function(a, b) if (is.null(a)) b else a

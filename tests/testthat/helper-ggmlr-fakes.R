@@ -3,7 +3,7 @@
 # source and checked against the installed package (test-ag_model_spec.R compares the two):
 # - ag_param() / ag_tensor(): an environment of class "ag_tensor" with `data` (an R matrix, or
 #   NULL when the value is resident on the device, its dimensions then in `shape`) and
-#   `requires_grad` (R/autograd.R:69-124);
+#   `requires_grad`, see R/autograd.R:69-124;
 # - ag_linear(): an unclassed list of W (c(out, in)), b (c(out, 1)), forward (a closure whose
 #   environment holds `activation`, NULL for none) and params() (R/autograd.R:1683-1705);
 # - every other layer: an environment of class c("ag_<kind>", "ag_layer") with forward(),
@@ -20,7 +20,7 @@ fake_tensor <- function(dims, requires_grad = TRUE, resident = FALSE) {
 }
 
 fake_linear <- function(inputs, outputs, activation = NULL, resident = FALSE) {
-  W <- fake_tensor(c(outputs, inputs), resident = resident)
+  W <- fake_tensor(c(outputs, inputs), resident = resident) # nolint: object_name_linter.
   b <- fake_tensor(c(outputs, 1L), resident = resident)
   forward <- local({
     activation <- activation

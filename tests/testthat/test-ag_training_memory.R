@@ -12,7 +12,7 @@ reference_memory <- function(spec, batch, optimizer, device, dtype) {
   cells <- list()
   add <- function(component, where, bytes, basis) {
     key <- paste(component, where)
-    old <- cells[[key]] %||% list(bytes = 0, source = FALSE)
+    old <- if (is.null(cells[[key]])) list(bytes = 0, source = FALSE) else cells[[key]]
     cells[[key]] <<- list(bytes = old$bytes + bytes, source = old$source || basis != "measured")
   }
   p <- rules$param
@@ -40,8 +40,8 @@ reference_memory <- function(spec, batch, optimizer, device, dtype) {
     device_peak = Reduce(`+`, bytes[parts[, 2] == "device"], 0),
     components = data.frame(
       component = parts[, 1], where = parts[, 2], bytes = bytes,
-      basis = ifelse(vapply(cells[keys], `[[`, logical(1), "source", USE.NAMES = FALSE), "source only",
-                     "measured"),
+      basis = ifelse(vapply(cells[keys], `[[`, logical(1), "source", USE.NAMES = FALSE),
+                     "source only", "measured"),
       stringsAsFactors = FALSE
     )
   )
@@ -213,7 +213,7 @@ test_that("the report takes other units; format() returns its lines", {
   expect_match(lines[[1]], "adam, device cpu, f32, batch 64")
   expect_error(format(mem, units = "furlongs"), "`units`")
   expect_identical(capture.output(print(mem)), format(mem))
-  expect_identical(withVisible(print(mem))$visible, FALSE)
+  expect_output(expect_invisible(print(mem)), "^Peak memory")
 })
 
 test_that("the report names what is not modelled and what is source only", {
