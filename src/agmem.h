@@ -83,4 +83,53 @@ double agmem_arg_batch(SEXP x, R_xlen_t i);
 double agmem_arg_bytes(SEXP x, const char *what);
 void agmem_format_number(double v, char *buf, size_t n);
 
+/* ---- ag_training_memory(): a model of what ggmlR 0.8.8.1 allocates (model.c, rules.c) ---- */
+
+/* .Call entry points (registered in init.c) */
+SEXP agmem_training_memory(SEXP shapes, SEXP units, SEXP ops, SEXP batch_size, SEXP optimizer,
+                           SEXP device, SEXP dtype);
+SEXP agmem_training_rules(void);
+
+/* Codes of the names in rules.c's name tables; AGMEM_ANY in a rule matches every code. */
+#define AGMEM_ANY (-1)
+enum { AGMEM_ADAM, AGMEM_SGD, AGMEM_SGD_PLAIN, AGMEM_N_OPTIMIZERS };
+enum { AGMEM_CPU, AGMEM_GPU, AGMEM_N_DEVICES };
+enum { AGMEM_F32, AGMEM_F16, AGMEM_BF16, AGMEM_N_DTYPES };
+enum { AGMEM_WEIGHTS, AGMEM_GRADIENTS, AGMEM_OPTIMIZER_STATE, AGMEM_MASTER_WEIGHTS,
+       AGMEM_STEP_TRANSIENTS, AGMEM_BUILD_TRANSIENTS, AGMEM_ACTIVATIONS,
+       AGMEM_ACTIVATION_GRADIENTS, AGMEM_N_COMPONENTS };
+enum { AGMEM_HOST, AGMEM_DEVICE, AGMEM_N_WHERE };
+enum { AGMEM_MEASURED, AGMEM_SOURCE_ONLY, AGMEM_N_BASES };
+
+/* Bytes per parameter for an (optimizer, device, dtype), into one (component, where) cell. */
+typedef struct {
+    int optimizer, device, dtype, component, where;
+    double bytes;
+    int basis;
+    const char *cite;
+} agmem_param_rule;
+
+/* Bytes per unit and sample for an op (or a loss) on a device, into one (component, where). */
+typedef struct {
+    const char *op;
+    int device, component, where;
+    double bytes;
+    int basis;
+    const char *cite;
+} agmem_unit_rule;
+
+/* rules.c */
+extern const char *const agmem_optimizer_names[AGMEM_N_OPTIMIZERS];
+extern const char *const agmem_device_names[AGMEM_N_DEVICES];
+extern const char *const agmem_dtype_names[AGMEM_N_DTYPES];
+extern const char *const agmem_component_names[AGMEM_N_COMPONENTS];
+extern const char *const agmem_where_names[AGMEM_N_WHERE];
+extern const char *const agmem_basis_names[AGMEM_N_BASES];
+extern const agmem_param_rule agmem_param_rules[];
+extern const R_xlen_t agmem_n_param_rules;
+extern const agmem_unit_rule agmem_unit_rules[];
+extern const R_xlen_t agmem_n_unit_rules;
+int agmem_param_rule_matches(const agmem_param_rule *r, int optimizer, int device, int dtype);
+R_xlen_t agmem_unit_op_index(const char *name);
+
 #endif

@@ -9,6 +9,8 @@ static const R_CallMethodDef call_methods[] = {
     {"agmem_max_batch", (DL_FUNC) &agmem_max_batch, 4},
     {"agmem_activation_frac", (DL_FUNC) &agmem_activation_frac, 3},
     {"agmem_sweep", (DL_FUNC) &agmem_sweep, 4},
+    {"agmem_training_memory", (DL_FUNC) &agmem_training_memory, 7},
+    {"agmem_training_rules", (DL_FUNC) &agmem_training_rules, 0},
     {NULL, NULL, 0}
 };
 

@@ -1,0 +1,185 @@
+#' Predict the peak memory of a ggmlR training step
+#'
+#' Predicts the peak memory, on the host and on the device, of one training
+#' step (forward, `backward()`, optimizer step) on ggmlR's autograd path, from
+#' a model of what ggmlR 0.8.8.1 really allocates: bytes per parameter for the
+#' weights, gradients, optimizer state and the step's temporaries, and bytes
+#' per unit and sample for the activations and activation gradients of each op
+#' of each layer.
+#'
+#' @param model An `"ag_model_spec"` from [ag_dense_stack()] or
+#'   [ag_model_spec()], or a ggmlR model, which is passed through
+#'   [ag_model_spec()] (with the loss `"mse"`; describe it with
+#'   `ag_model_spec(model, loss = ...)` for another loss).
+#' @param batch_size The batch size: a single whole number from 1 to
+#'   `.Machine$integer.max`.
+#' @param optimizer `"adam"` (ggmlR's `optimizer_adam()`), `"sgd"`
+#'   (`optimizer_sgd()` with momentum) or `"sgd_plain"` (momentum 0).
+#' @param device `"cpu"` (the host path: everything is an R double) or `"gpu"`
+#'   (after `ag_device("gpu")`: weights and optimizer moments resident on the
+#'   device).
+#' @param dtype The `ag_dtype()` of the device buffers: `"f32"`, or `"f16"` or
+#'   `"bf16"` with `device = "gpu"` only (on the host path `ag_dtype()` changes
+#'   nothing, so another dtype with `"cpu"` is an error).
+#' @param quiet `TRUE` to print nothing and only return the figures.
+#'
+#' @details
+#' Each figure is a rule times a count: bytes per parameter times the number of
+#' parameters, or bytes per unit and sample times the layer's output width
+#' (`units`) times `batch_size`; the loss counts on the output width. Rules for
+#' the same component and place add up, and the peak on the host (or on the
+#' device) is the sum of its components. The rules live in one table in
+#' agmem's C code, each with its source: a measurement (basis `"measured"`) or
+#' ggmlR's source code alone (`"source only"`: the f16 and bf16 figures, which
+#' cannot be measured on the CPU backend, and the sigmoid, tanh and softmax
+#' figures, which were not measured).
+#'
+#' Layers that agmem does not model (see [ag_model_spec()]) have their
+#' parameters counted but not their activations: they are listed in
+#' `uncovered`, and the peak is then a lower bound.
+#'
+#' @return Invisibly, a list of class `"ag_training_memory"`: `host_peak` and
+#'   `device_peak` (bytes; `device_peak` is 0 with `device = "cpu"`),
+#'   `components` (a data frame with the columns `component` (`"weights"`,
+#'   `"gradients"`, `"optimizer_state"`, `"master_weights"`,
+#'   `"step_transients"`, `"build_transients"`, `"activations"`,
+#'   `"activation_gradients"`), `where` (`"host"` or `"device"`), `bytes` and
+#'   `basis` (`"measured"`, or `"source only"` when any rule behind the figure
+#'   is)), `params`, `batch_size`, `optimizer`, `device`, `dtype`, `loss`,
+#'   `uncovered` (from the spec) and `source_only` (`TRUE` when any figure is
+#'   source only). Unless `quiet`, the report of [format()][format.ag_training_memory]
+#'   is printed.
+#'
+#' @seealso [ag_dense_stack()], [ag_model_spec()],
+#'   [print()][print.ag_training_memory]. [ag_estimate_training_memory()] is
+#'   ggmlR's simpler formula.
+#'
+#' @examples
+#' spec <- ag_dense_stack(c(784, 512, 512, 10), loss = "softmax_cross_entropy")
+#' ag_training_memory(spec, batch_size = 64)
+#'
+#' # On the GPU, in f16 (figures from ggmlR's source only):
+#' ag_training_memory(spec, batch_size = 64, device = "gpu", dtype = "f16")
+#'
+#' # The figures only:
+#' mem <- ag_training_memory(spec, 256, optimizer = "sgd", quiet = TRUE)
+#' mem$host_peak
+#' mem$components
+#'
+#' \dontrun{
+#' # A ggmlR model (needs ggmlR):
+#' model <- ggmlR::ag_sequential(
+#'   ggmlR::ag_linear(784L, 512L, activation = "relu"),
+#'   ggmlR::ag_linear(512L, 10L)
+#' )
+#' ag_training_memory(model, batch_size = 64)
+#' }
+#' @export
+ag_training_memory <- function(model, batch_size = 32L, optimizer = c("adam", "sgd", "sgd_plain"),
+                               device = c("cpu", "gpu"), dtype = c("f32", "f16", "bf16"),
+                               quiet = FALSE) {
+  optimizer <- match_optimizer(optimizer)
+  device <- match_choice(device, c("cpu", "gpu"), "device")
+  dtype <- match_choice(dtype, c("f32", "f16", "bf16"), "dtype")
+  check_flag(quiet, "quiet")
+  spec <- as_model_spec(model, "model")
+  flat <- spec_ops(spec)
+  fig <- .Call(agmem_training_memory, spec$shapes, flat$units, flat$ops, batch_size, optimizer,
+               device, dtype)
+  components <- data.frame(
+    component = fig$component, where = fig$where, bytes = fig$bytes,
+    basis = ifelse(fig$source_only, "source only", "measured"), stringsAsFactors = FALSE
+  )
+  out <- structure(list(
+    host_peak = fig$host_peak, device_peak = fig$device_peak, components = components,
+    params = fig$params, batch_size = as.double(batch_size), optimizer = optimizer,
+    device = device, dtype = dtype, loss = spec$loss, uncovered = spec$uncovered,
+    source_only = any(fig$source_only)
+  ), class = "ag_training_memory")
+  if (!quiet) {
+    print(out)
+  }
+  invisible(out)
+}
+
+#' Report of a predicted training-step peak
+#'
+#' Writes the prediction of [ag_training_memory()] as a report: the setting,
+#' the peak on the host and on the device with their components, the layers
+#' that are not modelled and the figures that come from ggmlR's source only.
+#'
+#' @param x An `"ag_training_memory"` from [ag_training_memory()].
+#' @param units How to write byte counts: `"iec"` (the default: B, KiB, MiB,
+#'   GiB, TiB, 1024-based, each count in the unit that suits it), `"si"` (B,
+#'   kB, MB, GB, TB, 1000-based) or one unit of either, such as `"MiB"` or
+#'   `"GB"`, for every count.
+#' @param ... Ignored.
+#'
+#' @return `format()`: the lines of the report, a character vector.
+#'   `print()`: `x`, invisibly, after writing the report.
+#'
+#' @examples
+#' mem <- ag_training_memory(ag_dense_stack(c(784, 512, 10)), quiet = TRUE)
+#' print(mem, units = "si")
+#' format(mem, units = "MiB")
+#' @export
+format.ag_training_memory <- function(x, units = "iec", ...) {
+  comp <- x$components
+  mark <- ifelse(comp$basis == "source only", "  [source only]", "")
+  label_width <- max(nchar(comp$component), 11L)
+  all_bytes <- format_bytes_scaled(c(x$host_peak, x$device_peak, comp$bytes), units)
+  value_width <- max(nchar(all_bytes))
+  peak_lines <- function(where, peak_text, label) {
+    rows <- comp$where == where
+    c(
+      sprintf("%-*s %*s", label_width + 2L, label, value_width, peak_text),
+      sprintf("  %-*s %*s%s", label_width, comp$component[rows], value_width,
+              format_bytes_scaled(comp$bytes[rows], units), mark[rows])
+    )
+  }
+  lines <- c(
+    sprintf(
+      "Peak memory of one training step: %s, device %s, %s, batch %s",
+      x$optimizer, x$device, x$dtype, formatC(x$batch_size, format = "f", digits = 0)
+    ),
+    sprintf("parameters: %s; loss %s",
+            formatC(x$params, format = "f", digits = 0, big.mark = " "), x$loss),
+    peak_lines("host", all_bytes[[1L]], "host peak")
+  )
+  if (x$device == "cpu") {
+    lines <- c(lines, "device peak: none (device \"cpu\")")
+  } else {
+    lines <- c(lines, peak_lines("device", all_bytes[[2L]], "device peak"))
+  }
+  if (length(x$uncovered) > 0L) {
+    lines <- c(
+      lines,
+      "Not modelled (the peak is a lower bound):",
+      paste0("  ", x$uncovered)
+    )
+  }
+  if (isTRUE(x$source_only)) {
+    lines <- c(
+      lines,
+      paste(
+        "[source only]: from ggmlR 0.8.8.1's source code, not measured",
+        if (x$dtype != "f32") "(f16 and bf16 cannot be measured on the CPU backend)" else ""
+      )
+    )
+  }
+  trimws(lines, which = "right")
+}
+
+#' @rdname format.ag_training_memory
+#' @export
+print.ag_training_memory <- function(x, units = "iec", ...) {
+  cat(format(x, units = units), sep = "\n")
+  invisible(x)
+}
+
+# The rule tables of the C model as two data frames, `param` (bytes per parameter) and `unit`
+# (bytes per unit and sample), each row with its basis and citation: for tests and inspection.
+training_rules <- function() {
+  rules <- .Call(agmem_training_rules)
+  lapply(rules, as.data.frame, stringsAsFactors = FALSE)
+}

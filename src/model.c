@@ -1,0 +1,300 @@
+/* model.c: the peak memory of a training step on ggmlR's autograd path, from the parameter count,
+   the ops of the layers and the rules of rules.c; and the rules themselves, for R to read. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include "agmem.h"
+
+/* How many ops are read between two checks for a user interrupt. */
+#define AGMEM_INTERRUPT_EVERY 65536
+
+/* Writes into buf (of size n) the names as an English choice: "a", "b" or "c". */
+static void choice_list(const char *const *names, int count, char *buf, size_t n)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < count && used < n; i++) {
+        const char *sep = i == 0 ? "" : (i == count - 1 ? " or " : ", ");
+        int w = snprintf(buf + used, n - used, "%s\"%s\"", sep, names[i]);
+        if (w < 0)
+            break;
+        used += (size_t) w;
+    }
+}
+
+/* The code of x among the count names: x must be an unclassed character vector of length 1, not
+   NA, equal to one of the names. Refuses anything else with an R error naming `what`. */
+static int name_code(SEXP x, const char *what, const char *const *names, int count)
+{
+    char choices[200];
+    choice_list(names, count, choices, sizeof choices);
+    if (TYPEOF(x) != STRSXP || Rf_isObject(x) || XLENGTH(x) != 1 ||
+        STRING_ELT(x, 0) == NA_STRING)
+        Rf_errorcall(R_NilValue, "`%s` must be one of %s.", what, choices);
+    const char *s = CHAR(STRING_ELT(x, 0));
+    for (int i = 0; i < count; i++)
+        if (strcmp(s, names[i]) == 0)
+            return i;
+    Rf_errorcall(R_NilValue, "`%s` must be one of %s, not \"%.60s\".", what, choices, s);
+}
+
+/* Element i of the unclassed integer or double vector x, as a double (NA_integer_ is NA). */
+static double unit_at(SEXP x, R_xlen_t i)
+{
+    if (TYPEOF(x) == REALSXP)
+        return REAL_ELT(x, i);
+    int v = INTEGER_ELT(x, i);
+    return v == NA_INTEGER ? NA_REAL : (double) v;
+}
+
+/* Checks that ops is an unclassed character vector (possibly empty) and units an unclassed
+   integer or double vector of the same length; returns that length. Refuses anything else. The
+   elements are checked one by one as they are used (see op_units()). */
+static R_xlen_t check_ops(SEXP ops, SEXP units)
+{
+    if (TYPEOF(ops) != STRSXP || Rf_isObject(ops))
+        Rf_errorcall(R_NilValue, "`ops` must be a character vector of op names.");
+    if ((TYPEOF(units) != INTSXP && TYPEOF(units) != REALSXP) || Rf_isObject(units))
+        Rf_errorcall(R_NilValue,
+                     "`units` must be a numeric vector: one positive whole number per op.");
+    if (XLENGTH(units) != XLENGTH(ops))
+        Rf_errorcall(R_NilValue, "`units` has %lld elements for %lld ops: give one per op.",
+                     (long long) XLENGTH(units), (long long) XLENGTH(ops));
+    return XLENGTH(ops);
+}
+
+/* The units of op i (0-based): a finite whole number >= 1; refuses any other value. Sets *first
+   to the index of the op's first rule in agmem_unit_rules; refuses an NA or unknown op name. */
+static double op_units(SEXP ops, SEXP units, R_xlen_t i, R_xlen_t *first)
+{
+    SEXP name = STRING_ELT(ops, i);
+    if (name == NA_STRING)
+        Rf_errorcall(R_NilValue, "`ops`: element %lld is NA, not an op name.", (long long) i + 1);
+    *first = agmem_unit_op_index(CHAR(name));
+    if (*first < 0)
+        Rf_errorcall(R_NilValue, "`ops`: element %lld, \"%.60s\", is not an op agmem models.",
+                     (long long) i + 1, CHAR(name));
+    double u = unit_at(units, i);
+    if (!(R_FINITE(u) && u >= 1.0 && u == floor(u))) {
+        char value[64];
+        agmem_format_number(u, value, sizeof value);
+        Rf_errorcall(R_NilValue, "`units`: element %lld is %s, not a positive whole number.",
+                     (long long) i + 1, value);
+    }
+    return u;
+}
+
+/* The figures of one question, cell by cell: bytes, whether a rule reached the cell, and whether
+   a source-only rule did. */
+typedef struct {
+    double bytes[AGMEM_N_COMPONENTS][AGMEM_N_WHERE];
+    int used[AGMEM_N_COMPONENTS][AGMEM_N_WHERE];
+    int source_only[AGMEM_N_COMPONENTS][AGMEM_N_WHERE];
+} agmem_cells;
+
+/* Adds b, from a rule of basis `basis`, to the (component, where) cell of c; refuses a sum that
+   is not finite (b itself is checked by the caller, who knows which input made it). */
+static void add_to_cell(agmem_cells *c, int component, int where, double b, int basis)
+{
+    double sum = agmem_keep(c->bytes[component][where] + b);
+    if (!R_FINITE(sum))
+        Rf_errorcall(R_NilValue, "The model's %s overflow a double.",
+                     agmem_component_names[component]);
+    c->bytes[component][where] = sum;
+    c->used[component][where] = 1;
+    if (basis == AGMEM_SOURCE_ONLY)
+        c->source_only[component][where] = 1;
+}
+
+/* Adds params times every parameter rule of (optimizer, device, dtype) to c. Refuses a
+   combination that no rule describes (a dtype other than f32 on the CPU) and a product that is
+   not finite. */
+static void add_param_rules(agmem_cells *c, double params, int optimizer, int device, int dtype)
+{
+    int matched = 0;
+    for (R_xlen_t i = 0; i < agmem_n_param_rules; i++) {
+        const agmem_param_rule *r = &agmem_param_rules[i];
+        if (!agmem_param_rule_matches(r, optimizer, device, dtype))
+            continue;
+        double b = agmem_keep(params * r->bytes);
+        if (!R_FINITE(b))
+            Rf_errorcall(R_NilValue,
+                         "The model's %.6g parameters make its byte counts overflow a double.",
+                         params);
+        add_to_cell(c, r->component, r->where, b, r->basis);
+        matched = 1;
+    }
+    if (matched)
+        return;
+    if (device == AGMEM_CPU)
+        Rf_errorcall(R_NilValue,
+                     "`dtype` \"%s\" does not apply with device \"cpu\": on the host path ggmlR "
+                     "keeps R doubles and ag_dtype() affects only ggml buffers; use "
+                     "dtype = \"f32\", or device = \"gpu\".", agmem_dtype_names[dtype]);
+    Rf_errorcall(R_NilValue, "No rule describes optimizer \"%s\" on device \"%s\" in dtype \"%s\".",
+                 agmem_optimizer_names[optimizer], agmem_device_names[device],
+                 agmem_dtype_names[dtype]);
+}
+
+/* Adds, for every op, units times batch times each of its unit rules on device to c, in op
+   order and table order. Refuses a bad op or unit (see op_units()), an op without a rule for
+   the device, and a product that is not finite. */
+static void add_unit_rules(agmem_cells *c, SEXP ops, SEXP units, R_xlen_t n_ops, double batch,
+                           int device)
+{
+    for (R_xlen_t i = 0; i < n_ops; i++) {
+        if (i > 0 && i % AGMEM_INTERRUPT_EVERY == 0)
+            R_CheckUserInterrupt();
+        R_xlen_t first;
+        double u = op_units(ops, units, i, &first);
+        const char *op = agmem_unit_rules[first].op;
+        double per_rule = agmem_keep(u * batch);
+        int matched = 0;
+        for (R_xlen_t j = first; j < agmem_n_unit_rules; j++) {
+            const agmem_unit_rule *r = &agmem_unit_rules[j];
+            if (r->device != device || strcmp(r->op, op) != 0)
+                continue;
+            double b = agmem_keep(per_rule * r->bytes);
+            if (!R_FINITE(b))
+                Rf_errorcall(R_NilValue,
+                             "`units` (element %lld, %.6g) times `batch_size` (%.0f) make the "
+                             "activation bytes overflow a double.", (long long) i + 1, u, batch);
+            add_to_cell(c, r->component, r->where, b, r->basis);
+            matched = 1;
+        }
+        if (!matched)
+            Rf_errorcall(R_NilValue, "`ops`: op \"%s\" has no rule for device \"%s\".", op,
+                         agmem_device_names[device]);
+    }
+}
+
+/* .Call entry of ag_training_memory(). Accepts the shapes as agmem_count_params() does; units,
+   a numeric vector of positive whole numbers, one per op (the output width of the op's layer);
+   ops, a character vector of op names from the unit table (possibly empty); one batch_size from
+   1 to INT_MAX; and optimizer, device and dtype, each one name of rules.c's name tables.
+   Returns a list: params; host_peak and device_peak, the sums, in row order, of the bytes of the
+   rows on the host and on the device; and, one element per (component, where) cell some rule
+   reached, in component then where order, the columns component, where, bytes and source_only.
+   Refuses malformed arguments, a dtype that does not apply to the device and any figure that
+   is not finite, with an R error naming the argument. */
+SEXP agmem_training_memory(SEXP shapes, SEXP units, SEXP ops, SEXP batch_size, SEXP optimizer,
+                           SEXP device, SEXP dtype)
+{
+    int opt = name_code(optimizer, "optimizer", agmem_optimizer_names, AGMEM_N_OPTIMIZERS);
+    int dev = name_code(device, "device", agmem_device_names, AGMEM_N_DEVICES);
+    int dt = name_code(dtype, "dtype", agmem_dtype_names, AGMEM_N_DTYPES);
+    agmem_arg_batches(batch_size, 1);
+    double batch = agmem_arg_batch(batch_size, 0);
+    R_xlen_t n_ops = check_ops(ops, units);
+    double params = agmem_count_params(shapes);
+    if (!R_FINITE(params))
+        Rf_errorcall(R_NilValue, "`shapes` describe more scalars than a double can count.");
+
+    agmem_cells cells;
+    memset(&cells, 0, sizeof cells);
+    add_param_rules(&cells, params, opt, dev, dt);
+    add_unit_rules(&cells, ops, units, n_ops, batch, dev);
+
+    int rows = 0;
+    double peak[AGMEM_N_WHERE] = {0.0, 0.0};
+    for (int k = 0; k < AGMEM_N_COMPONENTS; k++)
+        for (int w = 0; w < AGMEM_N_WHERE; w++)
+            if (cells.used[k][w]) {
+                rows++;
+                peak[w] = agmem_keep(peak[w] + cells.bytes[k][w]);
+            }
+    if (!R_FINITE(peak[AGMEM_HOST]) || !R_FINITE(peak[AGMEM_DEVICE]))
+        Rf_errorcall(R_NilValue, "The model's peak overflows a double.");
+
+    const char *names[] = {"params", "host_peak", "device_peak", "component", "where", "bytes",
+                           "source_only", ""};
+    SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
+    SET_VECTOR_ELT(out, 0, Rf_ScalarReal(params));
+    SET_VECTOR_ELT(out, 1, Rf_ScalarReal(peak[AGMEM_HOST]));
+    SET_VECTOR_ELT(out, 2, Rf_ScalarReal(peak[AGMEM_DEVICE]));
+    SEXP comp = Rf_allocVector(STRSXP, rows);
+    SET_VECTOR_ELT(out, 3, comp);
+    SEXP where = Rf_allocVector(STRSXP, rows);
+    SET_VECTOR_ELT(out, 4, where);
+    SEXP bytes = Rf_allocVector(REALSXP, rows);
+    SET_VECTOR_ELT(out, 5, bytes);
+    SEXP source = Rf_allocVector(LGLSXP, rows);
+    SET_VECTOR_ELT(out, 6, source);
+    int r = 0;
+    for (int k = 0; k < AGMEM_N_COMPONENTS; k++)
+        for (int w = 0; w < AGMEM_N_WHERE; w++)
+            if (cells.used[k][w]) {
+                SET_STRING_ELT(comp, r, Rf_mkChar(agmem_component_names[k]));
+                SET_STRING_ELT(where, r, Rf_mkChar(agmem_where_names[w]));
+                REAL(bytes)[r] = cells.bytes[k][w];
+                LOGICAL(source)[r] = cells.source_only[k][w];
+                r++;
+            }
+    UNPROTECT(1);
+    return out;
+}
+
+/* A CHARSXP for name code i of names, or "any" for AGMEM_ANY. */
+static SEXP code_name(int i, const char *const *names)
+{
+    return Rf_mkChar(i == AGMEM_ANY ? "any" : names[i]);
+}
+
+/* Allocates, as element `col` of list, a vector of type and length n; returns it (protected by
+   the list, which the caller protects). */
+static SEXP column(SEXP list, int col, SEXPTYPE type, R_xlen_t n)
+{
+    SEXP v = Rf_allocVector(type, n);
+    SET_VECTOR_ELT(list, col, v);
+    return v;
+}
+
+/* .Call entry of the internal training_rules(): the two tables of rules.c as a list of two
+   lists of columns. `param`: optimizer, device, dtype ("any" for a wildcard), component,
+   where, bytes (per parameter), basis ("measured" or "source only") and cite. `unit`: op,
+   device, component, where, bytes (per unit and sample), basis and cite. Takes no argument. */
+SEXP agmem_training_rules(void)
+{
+    const char *outer[] = {"param", "unit", ""};
+    const char *pcols[] = {"optimizer", "device", "dtype", "component", "where", "bytes",
+                           "basis", "cite", ""};
+    const char *ucols[] = {"op", "device", "component", "where", "bytes", "basis", "cite", ""};
+    SEXP out = PROTECT(Rf_mkNamed(VECSXP, outer));
+
+    R_xlen_t np = agmem_n_param_rules;
+    SEXP p = Rf_mkNamed(VECSXP, pcols);
+    SET_VECTOR_ELT(out, 0, p);
+    SEXP p_str[8];
+    for (int c = 0; c < 8; c++)
+        p_str[c] = column(p, c, c == 5 ? REALSXP : STRSXP, np);
+    for (R_xlen_t i = 0; i < np; i++) {
+        const agmem_param_rule *r = &agmem_param_rules[i];
+        SET_STRING_ELT(p_str[0], i, code_name(r->optimizer, agmem_optimizer_names));
+        SET_STRING_ELT(p_str[1], i, code_name(r->device, agmem_device_names));
+        SET_STRING_ELT(p_str[2], i, code_name(r->dtype, agmem_dtype_names));
+        SET_STRING_ELT(p_str[3], i, Rf_mkChar(agmem_component_names[r->component]));
+        SET_STRING_ELT(p_str[4], i, Rf_mkChar(agmem_where_names[r->where]));
+        REAL(p_str[5])[i] = r->bytes;
+        SET_STRING_ELT(p_str[6], i, Rf_mkChar(agmem_basis_names[r->basis]));
+        SET_STRING_ELT(p_str[7], i, Rf_mkChar(r->cite));
+    }
+
+    R_xlen_t nu = agmem_n_unit_rules;
+    SEXP u = Rf_mkNamed(VECSXP, ucols);
+    SET_VECTOR_ELT(out, 1, u);
+    SEXP u_col[7];
+    for (int c = 0; c < 7; c++)
+        u_col[c] = column(u, c, c == 4 ? REALSXP : STRSXP, nu);
+    for (R_xlen_t i = 0; i < nu; i++) {
+        const agmem_unit_rule *r = &agmem_unit_rules[i];
+        SET_STRING_ELT(u_col[0], i, Rf_mkChar(r->op));
+        SET_STRING_ELT(u_col[1], i, code_name(r->device, agmem_device_names));
+        SET_STRING_ELT(u_col[2], i, Rf_mkChar(agmem_component_names[r->component]));
+        SET_STRING_ELT(u_col[3], i, Rf_mkChar(agmem_where_names[r->where]));
+        REAL(u_col[4])[i] = r->bytes;
+        SET_STRING_ELT(u_col[5], i, Rf_mkChar(agmem_basis_names[r->basis]));
+        SET_STRING_ELT(u_col[6], i, Rf_mkChar(r->cite));
+    }
+    UNPROTECT(1);
+    return out;
+}

@@ -1,0 +1,162 @@
+test_that("a sequential of linear layers reads like the dense stack of its widths", {
+  model <- fake_sequential(fake_linear(4, 16, "relu"), fake_linear(16, 8, "relu"),
+                           fake_linear(8, 2))
+  spec <- ag_model_spec(model, loss = "softmax_cross_entropy")
+  stack <- ag_dense_stack(c(4, 16, 8, 2), loss = "softmax_cross_entropy")
+  expect_s3_class(spec, "ag_model_spec")
+  expect_identical(spec[names(spec) != "shapes"], stack[names(stack) != "shapes"])
+  # ggmlR's bias is a c(out, 1) matrix: the same count as ag_dense_shapes()'s `out`.
+  expect_identical(spec$shapes, list(c(16, 4), c(16, 1), c(8, 16), c(8, 1), c(2, 8), c(2, 1)))
+  expect_identical(
+    ag_training_memory(spec, quiet = TRUE)[-match("loss", names(spec))],
+    ag_training_memory(stack, quiet = TRUE)[-match("loss", names(spec))]
+  )
+})
+
+test_that("a single linear layer, a spec, a list of layers and nested sequentials are read", {
+  one <- ag_model_spec(fake_linear(3, 5, "sigmoid"))
+  expect_identical(one$layers$activation, "sigmoid")
+  expect_identical(one$ops, list(c("matmul", "add", "sigmoid")))
+  expect_identical(one$input_width, 3)
+  expect_identical(one$output_width, 5)
+  stack <- ag_dense_stack(c(3, 4))
+  expect_identical(ag_model_spec(stack), stack)
+  expect_identical(ag_model_spec(stack, loss = "cross_entropy"), stack)
+  nested <- fake_sequential(fake_sequential(fake_linear(3, 4, "tanh")), fake_linear(4, 2))
+  flat <- ag_model_spec(list(fake_linear(3, 4, "tanh"), fake_linear(4, 2)))
+  expect_identical(ag_model_spec(nested), flat)
+  expect_identical(flat$layers$activation, c("tanh", "none"))
+  soft <- ag_model_spec(fake_linear(3, 4, "softmax"))
+  expect_identical(soft$ops, list(c("matmul", "add", "softmax")))
+  expect_identical(soft$uncovered, character(0))
+})
+
+test_that("values resident on the device are read through their shape field", {
+  spec <- ag_model_spec(fake_sequential(fake_linear(3, 5, "relu", resident = TRUE),
+                                        fake_linear(5, 2, resident = TRUE)))
+  expect_identical(spec$shapes, list(c(5, 3), c(5, 1), c(2, 5), c(2, 1)))
+  expect_identical(spec$layers$out, c(5, 2))
+})
+
+test_that("other layers count their parameters and are listed as not covered", {
+  emb <- fake_layer("ag_embedding", list(weight = fake_tensor(c(4, 10))), "embedding(10, 4)")
+  norm <- fake_layer("ag_layer_norm", list(gamma = fake_tensor(c(4, 1)),
+                                           beta = fake_tensor(c(4, 1))), method = FALSE)
+  model <- fake_sequential(emb, norm, fake_dropout(), fake_linear(4, 3))
+  spec <- ag_model_spec(model)
+  expect_identical(spec$shapes, list(c(4, 10), c(4, 1), c(4, 1), c(3, 4), c(3, 1)))
+  expect_identical(spec$layers$type, c("ag_embedding", "ag_layer_norm", "ag_dropout", "linear"))
+  expect_identical(spec$layers$units, c(NA, NA, NA, 3))
+  expect_identical(spec$ops, list(character(0), character(0), character(0),
+                                  c("matmul", "add")))
+  expect_identical(spec$input_width, NA_real_)
+  expect_identical(spec$output_width, 3)
+  expect_length(spec$uncovered, 3L)
+  expect_match(spec$uncovered[[1]], "^layer 1 \\(ag_embedding, embedding\\(10, 4\\)\\)")
+  expect_match(spec$uncovered[[2]], "^layer 2 \\(ag_layer_norm\\).*2 parameter tensors counted")
+  expect_match(spec$uncovered[[3]], "^layer 3 \\(ag_dropout, dropout\\(0.5\\)\\).*0 parameter")
+  expect_true(all(grepl("not modelled", spec$uncovered)))
+})
+
+test_that("a last layer that is not covered leaves the loss uncovered too", {
+  spec <- ag_model_spec(fake_sequential(fake_linear(4, 3), fake_dropout()))
+  expect_identical(spec$output_width, NA_real_)
+  expect_match(spec$uncovered[[2]], "^loss \"mse\": not modelled")
+  gelu <- ag_model_spec(fake_linear(3, 5, "gelu"))
+  expect_match(gelu$uncovered[[1]], "layer 1 \\(linear\\): activation \"gelu\" is not one")
+  expect_identical(gelu$shapes, list(c(5, 3), c(5, 1)))
+  expect_identical(gelu$layers$type, "linear")
+  expect_identical(gelu$layers$units, NA_real_)
+})
+
+test_that("a list of ag_param has shapes only, every activation uncovered", {
+  spec <- ag_model_spec(list(w = fake_tensor(c(3, 4)), b = fake_tensor(c(3, 1))))
+  expect_identical(spec$shapes, list(c(3, 4), c(3, 1)))
+  expect_identical(nrow(spec$layers), 0L)
+  expect_identical(spec$ops, list())
+  expect_match(spec$uncovered, "list of ag_param tensors: only its parameters are counted")
+  expect_identical(ag_model_spec(fake_tensor(c(2, 2)))$shapes, list(c(2, 2)))
+})
+
+test_that("a tensor shared by two layers is counted once", {
+  first <- fake_linear(4, 4, "relu")
+  tied <- first
+  tied$forward <- local({
+    activation <- NULL
+    function(x) x
+  })
+  spec <- ag_model_spec(fake_sequential(first, tied))
+  expect_identical(spec$shapes, list(c(4, 4), c(4, 1)))
+  expect_identical(nrow(spec$layers), 2L)
+})
+
+test_that("models that cannot be read are errors that name the argument", {
+  expect_snapshot(error = TRUE, {
+    ag_model_spec(1:3)
+    ag_model_spec(fake_sequential())
+    ag_model_spec(fake_sequential(fake_dropout()))
+    ag_model_spec(fake_linear(3, 2), loss = "hinge")
+    ag_training_memory("a model")
+  })
+})
+
+test_that("models that cannot be read are errors that name the argument, value by value", {
+  broken <- fake_layer("ag_broken")
+  broken$parameters <- function() stop("no weights here")
+  odd <- fake_layer("ag_odd")
+  odd$parameters <- function() list(1, 2)
+  shapeless <- fake_tensor(c(2, 2))
+  shapeless$data <- NULL
+  zero <- fake_tensor(c(2, 2))
+  zero$data <- matrix(0, 0, 2)
+  bad <- list(NULL, 1, "x", list(), list(1, 2), data.frame(a = 1), sum, new.env(),
+              fake_sequential(), fake_sequential(fake_dropout()), fake_sequential(broken),
+              fake_sequential(odd), list(shapeless), list(zero), fake_sequential(1))
+  for (x in bad) {
+    expect_error(ag_model_spec(x), "`x`")
+    expect_error(ag_training_memory(x, quiet = TRUE), "`model`")
+  }
+})
+
+test_that("a malformed spec is refused, naming the argument", {
+  spec <- ag_dense_stack(c(3, 2))
+  edits <- list(
+    function(s) s[setdiff(names(s), "ops")], function(s) `[[<-`(s, "ops", list()),
+    function(s) `[[<-`(s, "loss", "hinge"), function(s) `[[<-`(s, "layers", list()),
+    function(s) `[[<-`(s, "output_width", "2"), function(s) `[[<-`(s, "uncovered", NULL),
+    function(s) `[[<-`(s, "ops", list(1))
+  )
+  for (edit in edits) {
+    bad <- structure(edit(unclass(spec)), class = "ag_model_spec")
+    expect_error(ag_training_memory(bad, quiet = TRUE), "`model` is a malformed ag_model_spec")
+  }
+  bad_ops <- spec
+  bad_ops$ops <- list(c("matmul", "conv2d"))
+  expect_error(ag_training_memory(bad_ops, quiet = TRUE), "\"conv2d\", is not an op agmem models")
+})
+
+test_that("real ggmlR models read as their fakes do", {
+  skip_if_not_installed("ggmlR")
+  g <- asNamespace("ggmlR")
+  set.seed(1)
+  real <- g$ag_sequential(g$ag_linear(4L, 16L, activation = "relu"), g$ag_dropout(0.5),
+                          g$ag_linear(16L, 2L, activation = "softmax"))
+  fake <- fake_sequential(fake_linear(4, 16, "relu"), fake_dropout(),
+                          fake_linear(16, 2, "softmax"))
+  expect_identical(ag_model_spec(real), ag_model_spec(fake))
+  # The count is that of the tensors ggmlR's optimizers would be given.
+  n <- sum(vapply(real$parameters(), function(p) length(p$data), numeric(1)))
+  expect_identical(ag_training_memory(real, quiet = TRUE)$params, as.double(n))
+
+  others <- g$ag_sequential(g$ag_embedding(10L, 4L), g$ag_layer_norm(4L),
+                            g$ag_multihead_attention(4L, 2L), g$ag_batch_norm(4L),
+                            g$ag_linear(4L, 3L))
+  spec <- ag_model_spec(others)
+  n <- sum(vapply(others$parameters(), function(p) length(p$data), numeric(1)))
+  expect_identical(sum(vapply(spec$shapes, prod, numeric(1))), as.double(n))
+  expect_identical(spec$layers$type, c("ag_embedding", "ag_layer_norm",
+                                       "ag_multihead_attention", "ag_batch_norm", "linear"))
+  expect_length(spec$uncovered, 4L)
+  expect_identical(ag_model_spec(others$parameters())$shapes, spec$shapes)
+  expect_identical(ag_model_spec(g$ag_linear(3L, 5L))$ops, list(c("matmul", "add")))
+})

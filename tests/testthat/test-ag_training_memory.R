@@ -1,0 +1,350 @@
+mlp <- ag_dense_stack(c(784, 512, 10))
+n_mlp <- 784 * 512 + 512 + 512 * 10 + 10
+
+# The model evaluated in R from the rule table, in the C code's order: for each (component,
+# where) cell, the parameter rules in table order, then the ops in order with each op's rules in
+# table order; the peaks sum the cells in component-then-where order.
+reference_memory <- function(spec, batch, optimizer, device, dtype) {
+  rules <- training_rules()
+  flat <- spec_ops(spec)
+  n <- 0
+  for (shape in spec$shapes) n <- n + prod(shape)
+  cells <- list()
+  add <- function(component, where, bytes, basis) {
+    key <- paste(component, where)
+    old <- if (is.null(cells[[key]])) list(bytes = 0, source = FALSE) else cells[[key]]
+    cells[[key]] <<- list(bytes = old$bytes + bytes, source = old$source || basis != "measured")
+  }
+  p <- rules$param
+  for (i in seq_len(nrow(p))) {
+    if (p$optimizer[[i]] %in% c("any", optimizer) && p$device[[i]] == device &&
+      p$dtype[[i]] %in% c("any", dtype)) {
+      add(p$component[[i]], p$where[[i]], n * p$bytes[[i]], p$basis[[i]])
+    }
+  }
+  u <- rules$unit
+  for (k in seq_along(flat$ops)) {
+    for (i in which(u$op == flat$ops[[k]] & u$device == device)) {
+      add(u$component[[i]], u$where[[i]], flat$units[[k]] * batch * u$bytes[[i]], u$basis[[i]])
+    }
+  }
+  order <- c("weights", "gradients", "optimizer_state", "master_weights", "step_transients",
+             "build_transients", "activations", "activation_gradients")
+  keys <- as.vector(t(outer(order, c("host", "device"), paste)))
+  keys <- keys[keys %in% names(cells)]
+  parts <- do.call(rbind, strsplit(keys, " "))
+  bytes <- vapply(cells[keys], `[[`, numeric(1), "bytes", USE.NAMES = FALSE)
+  list(
+    params = n,
+    host_peak = Reduce(`+`, bytes[parts[, 2] == "host"], 0),
+    device_peak = Reduce(`+`, bytes[parts[, 2] == "device"], 0),
+    components = data.frame(
+      component = parts[, 1], where = parts[, 2], bytes = bytes,
+      basis = ifelse(vapply(cells[keys], `[[`, logical(1), "source", USE.NAMES = FALSE),
+                     "source only", "measured"),
+      stringsAsFactors = FALSE
+    )
+  )
+}
+
+test_that("a relu layer on the CPU costs issue #10's figures, worked out by hand", {
+  mem <- ag_training_memory(mlp, 32L, quiet = TRUE)
+  expect_identical(mem$params, n_mlp)
+  host <- stats::setNames(mem$components$bytes, mem$components$component)
+  expect_identical(unique(mem$components$where), "host")
+  expect_identical(host[["weights"]], n_mlp * 8)
+  expect_identical(host[["gradients"]], n_mlp * 8)
+  expect_identical(host[["optimizer_state"]], n_mlp * 16)
+  expect_identical(host[["step_transients"]], n_mlp * 36)
+  # relu layer: 37 B of activations and 53 B of gradients per unit and sample; linear: 16 + 32.
+  expect_identical(host[["activations"]], 512 * 32 * 37 + 10 * 32 * 16)
+  expect_identical(host[["activation_gradients"]], 512 * 32 * 53 + 10 * 32 * 32)
+  expect_identical(mem$host_peak, sum(host))
+  expect_identical(mem$device_peak, 0)
+  expect_false(mem$source_only)
+  expect_identical(unique(mem$components$basis), "measured")
+})
+
+test_that("the fixed cost per parameter is 68, 56 and 46 B on the CPU", {
+  params_only <- ag_model_spec(list(fake_tensor(c(1000, 1000))))
+  per_param <- c(adam = 68, sgd = 56, sgd_plain = 46)
+  for (opt in names(per_param)) {
+    mem <- ag_training_memory(params_only, 1, opt, quiet = TRUE)
+    expect_identical(mem$host_peak, 1e6 * per_param[[opt]], label = opt)
+    state <- mem$components$bytes[mem$components$component == "optimizer_state"]
+    expect_identical(state, 1e6 * if (opt == "adam") 16 else 8, label = opt)
+  }
+})
+
+test_that("on the GPU, the device holds 12 B per parameter for adam and 4 for sgd", {
+  for (opt in c("adam", "sgd", "sgd_plain")) {
+    mem <- ag_training_memory(mlp, 32L, opt, "gpu", quiet = TRUE)
+    dev <- mem$components[mem$components$where == "device", ]
+    persistent <- sum(dev$bytes[dev$component %in% c("weights", "optimizer_state")])
+    expect_identical(persistent, n_mlp * if (opt == "adam") 12 else 4, label = opt)
+    expect_identical(dev$bytes[dev$component == "gradients"], n_mlp * 8)
+    unit_bytes <- sum(dev$bytes[dev$component %in% c("activations", "activation_gradients")])
+    expect_identical(unit_bytes, 512 * 32 * 29 + 10 * 32 * 16, label = opt)
+    host <- mem$components[mem$components$where == "host", ]
+    expect_identical(mem$host_peak, n_mlp * if (opt == "adam") 24 else 8, label = opt)
+    expect_false(any(host$component %in% c("weights", "gradients")))
+    expect_false(mem$source_only)
+  }
+})
+
+test_that("f16 and bf16 weights are 2 B, adam adds an f32 master copy: source only", {
+  for (dt in c("f16", "bf16")) {
+    mem <- ag_training_memory(mlp, 32L, "adam", "gpu", dt, quiet = TRUE)
+    dev <- mem$components[mem$components$where == "device", ]
+    expect_identical(dev$bytes[dev$component == "weights"], n_mlp * 2)
+    expect_identical(dev$bytes[dev$component == "master_weights"], n_mlp * 4)
+    expect_identical(dev$bytes[dev$component == "optimizer_state"], n_mlp * 8)
+    expect_identical(dev$basis[dev$component %in% c("weights", "master_weights")],
+                     c("source only", "source only"))
+    expect_identical(dev$basis[dev$component == "optimizer_state"], "measured")
+    expect_true(mem$source_only)
+    sgd <- ag_training_memory(mlp, 32L, "sgd", "gpu", dt, quiet = TRUE)
+    expect_false("master_weights" %in% sgd$components$component)
+    expect_true(sgd$source_only)
+  }
+  expect_false(ag_training_memory(mlp, 32L, "adam", "gpu", "f32", quiet = TRUE)$source_only)
+})
+
+test_that("unmeasured activations are flagged source only", {
+  mem <- ag_training_memory(ag_dense_stack(c(4, 8, 2), "tanh"), quiet = TRUE)
+  expect_true(mem$source_only)
+  expect_identical(
+    mem$components$basis[mem$components$component %in% c("activations", "activation_gradients")],
+    c("source only", "source only")
+  )
+})
+
+test_that("the result has the documented fields and types", {
+  mem <- ag_training_memory(mlp, 64, "sgd", "gpu", quiet = TRUE)
+  expect_s3_class(mem, "ag_training_memory")
+  expect_identical(names(mem), c("host_peak", "device_peak", "components", "params",
+                                 "batch_size", "optimizer", "device", "dtype", "loss",
+                                 "uncovered", "source_only"))
+  expect_identical(names(mem$components), c("component", "where", "bytes", "basis"))
+  expect_identical(mem$batch_size, 64)
+  expect_identical(mem[c("optimizer", "device", "dtype", "loss")],
+                   list(optimizer = "sgd", device = "gpu", dtype = "f32", loss = "mse"))
+  expect_identical(mem$uncovered, character(0))
+  known <- c("weights", "gradients", "optimizer_state", "master_weights", "step_transients",
+             "build_transients", "activations", "activation_gradients")
+  expect_true(all(mem$components$component %in% known))
+})
+
+test_that("every figure equals the rule table evaluated in R; peaks are sums, monotone in batch", {
+  set.seed(20261210)
+  grid <- expand.grid(optimizer = c("adam", "sgd", "sgd_plain"),
+                      device = c("cpu", "gpu"), dtype = c("f32", "f16", "bf16"),
+                      stringsAsFactors = FALSE)
+  grid <- grid[grid$device == "gpu" | grid$dtype == "f32", ]
+  mismatches <- 0L
+  for (i in seq_len(iterations(300))) {
+    widths <- sample.int(if (stats::runif(1) < 0.2) 1e5L else 300L, sample(2:6, 1L), TRUE)
+    spec <- ag_dense_stack(widths, sample(c("relu", "sigmoid", "tanh", "none"), 1L),
+                           sample(c("mse", "cross_entropy", "softmax_cross_entropy"), 1L),
+                           stats::runif(1) < 0.8)
+    g <- grid[sample.int(nrow(grid), 1L), ]
+    batches <- sort(sample.int(if (stats::runif(1) < 0.5) 4096L else .Machine$integer.max, 5L))
+    peaks <- matrix(NA_real_, 5L, 2L)
+    for (j in seq_along(batches)) {
+      mem <- ag_training_memory(spec, batches[[j]], g$optimizer, g$device, g$dtype, quiet = TRUE)
+      want <- reference_memory(spec, batches[[j]], g$optimizer, g$device, g$dtype)
+      got <- list(params = mem$params, host_peak = mem$host_peak,
+                  device_peak = mem$device_peak, components = mem$components)
+      if (!identical(got, want)) {
+        mismatches <- mismatches + 1L
+        expect_identical(got, want, label = paste("case", i, "batch", batches[[j]]))
+      }
+      comp <- mem$components
+      if (!identical(mem$host_peak, Reduce(`+`, comp$bytes[comp$where == "host"], 0)) ||
+        !identical(mem$device_peak, Reduce(`+`, comp$bytes[comp$where == "device"], 0))) {
+        mismatches <- mismatches + 1L
+      }
+      peaks[j, ] <- c(mem$host_peak, mem$device_peak)
+    }
+    if (is.unsorted(peaks[, 1]) || is.unsorted(peaks[, 2])) {
+      mismatches <- mismatches + 1L
+      expect_false(is.unsorted(peaks[, 1]) || is.unsorted(peaks[, 2]), label = paste("case", i))
+    }
+  }
+  expect_identical(mismatches, 0L)
+})
+
+test_that("the rule table cites a source for every row and is complete", {
+  rules <- training_rules()
+  for (tab in rules) {
+    expect_true(all(nzchar(tab$cite)))
+    expect_true(all(tab$basis %in% c("measured", "source only")))
+    expect_true(all(is.finite(tab$bytes) & tab$bytes >= 0))
+    expect_true(all(grepl("issue #10|source only", tab$cite)))
+    expect_identical(tab$basis == "source only", grepl("^source only", tab$cite))
+  }
+  p <- rules$param
+  # Every setting that is accepted has weights somewhere, and the CPU is f32 only.
+  for (opt in c("adam", "sgd", "sgd_plain")) {
+    for (dt in c("f32", "f16", "bf16")) {
+      gpu <- p$optimizer %in% c("any", opt) & p$device == "gpu" & p$dtype %in% c("any", dt)
+      expect_true(any(gpu & p$component == "weights"), label = paste(opt, dt))
+    }
+  }
+  expect_identical(unique(p$dtype[p$device == "cpu"]), "f32")
+})
+
+test_that("the report is written to standard output", {
+  expect_snapshot(ag_training_memory(mlp, batch_size = 64L))
+  expect_snapshot(ag_training_memory(mlp, 64L, "sgd", "gpu"))
+  expect_snapshot(ag_training_memory(mlp, 64L, "adam", "gpu", "f16"))
+  model <- fake_sequential(fake_linear(784, 256, "relu"), fake_dropout(0.2),
+                           fake_linear(256, 10))
+  expect_snapshot(ag_training_memory(model, 128L))
+})
+
+test_that("the report takes other units; format() returns its lines", {
+  mem <- ag_training_memory(mlp, 64L, quiet = TRUE)
+  expect_snapshot(print(mem, units = "si"))
+  lines <- format(mem, units = "MiB")
+  expect_true(is.character(lines))
+  expect_identical(capture.output(print(mem, units = "MiB")), lines)
+  expect_match(lines[[3]], sprintf("%.2f MiB$", mem$host_peak / 2^20))
+  expect_match(lines[[1]], "adam, device cpu, f32, batch 64")
+  expect_error(format(mem, units = "furlongs"), "`units`")
+  expect_identical(capture.output(print(mem)), format(mem))
+  expect_output(expect_invisible(print(mem)), "^Peak memory")
+})
+
+test_that("the report names what is not modelled and what is source only", {
+  model <- fake_sequential(fake_linear(4, 8, "relu"), fake_dropout())
+  lines <- capture.output(ag_training_memory(model))
+  expect_true(any(grepl("Not modelled .*lower bound", lines)))
+  expect_true(any(grepl("layer 2 \\(ag_dropout", lines)))
+  expect_true(any(grepl("loss \"mse\"", lines)))
+  lines <- capture.output(ag_training_memory(mlp, device = "gpu", dtype = "bf16"))
+  expect_true(any(grepl("\\[source only\\]$", lines)))
+  expect_true(any(grepl("^\\[source only\\]: .*not measured", lines)))
+  lines <- capture.output(ag_training_memory(mlp))
+  expect_false(any(grepl("source only|Not modelled", lines)))
+})
+
+test_that("quiet = TRUE prints nothing; the result is invisible", {
+  expect_silent(ag_training_memory(mlp, quiet = TRUE))
+  expect_invisible(ag_training_memory(mlp, quiet = TRUE))
+  expect_output(expect_invisible(ag_training_memory(mlp)), "Peak memory of one training step")
+})
+
+test_that("bad arguments are errors that name them", {
+  expect_snapshot(error = TRUE, {
+    ag_training_memory(mlp, batch_size = 0)
+    ag_training_memory(mlp, optimizer = "rmsprop")
+    ag_training_memory(mlp, device = "tpu")
+    ag_training_memory(mlp, dtype = "f8")
+    ag_training_memory(mlp, dtype = "f16")
+    ag_training_memory(mlp, quiet = NA)
+    ag_training_memory(NULL)
+  })
+})
+
+test_that("bad arguments are errors that name them, value by value", {
+  for (bad in list(NULL, NA, 0, -1, 1.5, 2^31, Inf, "1", TRUE, 1:2, factor(1), list(1))) {
+    expect_error(ag_training_memory(mlp, bad, quiet = TRUE), "`batch_size`")
+  }
+  for (bad in list(NULL, 1, NA, "", "rms", c("sgd", "adam"), factor("adam"))) {
+    expect_error(ag_training_memory(mlp, optimizer = bad, quiet = TRUE), "`optimizer`")
+  }
+  for (bad in list(NULL, 1, NA, "", "tpu", c("cpu", "gpu")[2:1], factor("cpu"))) {
+    expect_error(ag_training_memory(mlp, device = bad, quiet = TRUE), "`device`")
+  }
+  for (bad in list(NULL, 1, NA, "", "f64", c("f16", "f32"), factor("f32"))) {
+    expect_error(ag_training_memory(mlp, device = "gpu", dtype = bad, quiet = TRUE), "`dtype`")
+  }
+  for (dt in c("f16", "bf16")) {
+    expect_error(ag_training_memory(mlp, dtype = dt, quiet = TRUE),
+                 "`dtype` \"[bf]+16\" does not apply with device \"cpu\"")
+  }
+  for (bad in list(NULL, NA, 1, "TRUE", c(TRUE, FALSE))) {
+    expect_error(ag_training_memory(mlp, quiet = bad), "`quiet`")
+  }
+})
+
+test_that("partial names are matched as match.arg() does", {
+  expect_identical(ag_training_memory(mlp, 8, "sgd_p", "g", "bf", quiet = TRUE),
+                   ag_training_memory(mlp, 8, "sgd_plain", "gpu", "bf16", quiet = TRUE))
+})
+
+test_that("the .Call entry point checks every argument it reads", {
+  flat <- spec_ops(mlp)
+  call <- function(shapes = mlp$shapes, units = flat$units, ops = flat$ops, batch = 32L,
+                   opt = "adam", dev = "cpu", dt = "f32") {
+    .Call(agmem:::agmem_training_memory, shapes, units, ops, batch, opt, dev, dt)
+  }
+  ok <- call()
+  expect_identical(ok$host_peak, ag_training_memory(mlp, quiet = TRUE)$host_peak)
+  expect_identical(call(units = as.integer(flat$units)), ok)
+  expect_identical(call(units = numeric(0), ops = character(0))$params, n_mlp)
+  for (bad in list(NULL, "1", list(1), factor(1), TRUE, 1i)) {
+    expect_error(call(units = bad), "`units` must be a numeric vector")
+  }
+  for (bad in list(flat$units[-1], c(flat$units, 1), numeric(0))) {
+    expect_error(call(units = bad), "`units` has [0-9]+ elements for 6 ops")
+  }
+  for (v in list(NA, NA_integer_, NaN, Inf, -Inf, 0, -1, -1L, 2.5)) {
+    units <- flat$units
+    units[[3]] <- v
+    expect_error(call(units = units), "`units`: element 3 is")
+  }
+  for (bad in list(NULL, 1, list("matmul"), factor(flat$ops))) {
+    expect_error(call(ops = bad), "`ops` must be a character vector")
+  }
+  for (v in list(NA_character_, "", "MATMUL", "conv2d", "none")) {
+    ops <- flat$ops
+    ops[[2]] <- v
+    expect_error(call(ops = ops), "`ops`: element 2")
+  }
+  for (bad in list(NULL, "a", 0, 2^31, NA_integer_, c(1, 2), factor(1), list(1))) {
+    expect_error(call(batch = bad), "`batch_size`")
+  }
+  for (bad in list(NULL, NA_character_, 1, "ADAM", c("adam", "sgd"), character(0),
+                   factor("adam"), list("adam"))) {
+    expect_error(call(opt = bad), "`optimizer`")
+    expect_error(call(dev = bad), "`device`")
+    expect_error(call(dt = bad), "`dtype`")
+  }
+  for (bad in list(NULL, "a", list(), list("2"), new.env(), list(c(2, -1)))) {
+    expect_error(call(shapes = bad), "`shapes`")
+  }
+  expect_error(call(dt = "f16"), "`dtype` \"f16\" does not apply with device \"cpu\"")
+})
+
+test_that("a figure that would not be finite is an error, not Inf", {
+  call <- function(shapes, units = numeric(0), ops = character(0), batch = 1L,
+                   opt = "adam", dev = "cpu", dt = "f32") {
+    .Call(agmem:::agmem_training_memory, shapes, units, ops, batch, opt, dev, dt)
+  }
+  expect_error(call(list(c(1e300, 1e10))), "more scalars than a double can count")
+  expect_error(call(list(c(1e300, 1e7))), "parameters make its byte counts overflow")
+  # Every cell finite, their sum not: 5e306 parameters at 46 B (8 + 8 + 8 + 22).
+  expect_error(call(5e306, opt = "sgd_plain"), "peak overflows a double")
+  expect_identical(call(2e306, opt = "sgd_plain")$host_peak,
+                   2e306 * 8 + 2e306 * 8 + 2e306 * 8 + 2e306 * 22)
+  expect_error(call(1, 1e300, "matmul", .Machine$integer.max),
+               "`units` \\(element 1, 1e\\+300\\) times `batch_size` \\(2147483647\\) make")
+  expect_error(call(1, rep(1e306, 30), rep("matmul", 30)),
+               "activation_gradients overflow a double")
+  expect_error(call(1, 1.5e308, "loss_mse", 2L), "`units`.*overflow")
+  expect_error(ag_training_memory(ag_dense_stack(c(1e300, 1e7, 2)), quiet = TRUE), "overflow")
+})
+
+test_that("long op vectors are read to the end", {
+  n <- 2e5
+  mem <- .Call(agmem:::agmem_training_memory, 1, rep(1, n), rep("matmul", n), 1L, "sgd",
+               "cpu", "f32")
+  expect_identical(mem$component[mem$component == "activations"], "activations")
+  expect_error(
+    .Call(agmem:::agmem_training_memory, 1, c(rep(1, n), 0), rep("matmul", n + 1), 1L, "sgd",
+          "cpu", "f32"),
+    "element 200001 is 0"
+  )
+})

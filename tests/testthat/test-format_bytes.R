@@ -1,0 +1,27 @@
+test_that("byte counts take the unit that suits them, 1024-based by default", {
+  x <- c(0, 1, 1023, 1024, 1536, 1024^2 * 5.5, 1024^3 * 2, 1024^4 * 3, 1024^5)
+  expect_identical(
+    format_bytes_scaled(x),
+    c("0 B", "1 B", "1023 B", "1.00 KiB", "1.50 KiB", "5.50 MiB", "2.00 GiB", "3.00 TiB",
+      "1024.00 TiB")
+  )
+  expect_identical(
+    format_bytes_scaled(c(999, 1000, 1.5e6, 2.25e9, 4e12, 5e15), "si"),
+    c("999 B", "1.00 kB", "1.50 MB", "2.25 GB", "4.00 TB", "5000.00 TB")
+  )
+  expect_identical(format_bytes_scaled(c(1024, 5 * 1024^2, 512), "MiB"),
+                   c("0.00 MiB", "5.00 MiB", "0.00 MiB"))
+  expect_identical(format_bytes_scaled(2.5e9, "GB"), "2.50 GB")
+  expect_identical(format_bytes_scaled(1536, "B"), "1536 B")
+  expect_identical(format_bytes_scaled(c(NA, Inf, 2L)), c("NA", "Inf B", "2 B"))
+  expect_identical(format_bytes_scaled(numeric(0)), character(0))
+})
+
+test_that("a bad unit or count is an error that names it", {
+  for (bad in list(NULL, NA, "", "mib", c("iec", "si"), 1, "furlongs")) {
+    expect_error(format_bytes_scaled(1, bad), "`units`")
+  }
+  for (bad in list("1", NULL, list(1), factor(1), TRUE)) {
+    expect_error(format_bytes_scaled(bad), "`x`")
+  }
+})
