@@ -6,8 +6,9 @@
 #' budget as a horizontal line with the largest batch that fits marked for each
 #' optimizer. A sweep of a single batch size is drawn as a stacked bar with the
 #' totals as points. The legend sits at the top left, with the y axis extended
-#' so that it covers no data. Memory is shown in 1024-based units from B to YB
-#' (the KB, MB, GB of budget strings); beyond 1024 YB, as a power of ten in YB.
+#' so that it covers no data. Memory is shown in 1024-based units from B to
+#' YiB (KiB, MiB, GiB are the KB, MB, GB of budget strings); beyond 1024 YiB,
+#' as a power of ten in YiB.
 #'
 #' @param x A sweep from [ag_memory_sweep()].
 #' @param budget `NULL` (no budget line), or a budget in any form
@@ -54,6 +55,7 @@ plot.ag_memory_sweep <- function(x, budget = NULL, ...) {
 
   # Everything from here on is in the unit of the axis, so that no figure overflows.
   scale <- byte_scale(max(x$total, limit))
+  scale <- list(unit = scale$unit[[1L]], bytes = scale$bytes[[1L]])
   lim <- if (is.null(limit)) NULL else limit / scale$bytes
   stack_colours <- c("#4E79A7", "#A0CBE8", "#F28E2B", "#59A14F")
   line_colours <- c("#000000", "#7B3294", "#1B7837")[seq_along(optimizers)]
@@ -67,7 +69,7 @@ plot.ag_memory_sweep <- function(x, budget = NULL, ...) {
   key <- list(
     legend = c(paste0(c("weights", "gradients", "optimizer state", "activations"), " (",
                       optimizers[[1L]], ")"), totals,
-               if (has_budget) paste("budget", format_bytes(limit))),
+               if (has_budget) paste("budget", format_bytes_scaled(limit))),
     fill = c(stack_colours, rep(NA, n_opt), if (has_budget) NA),
     border = NA,
     col = c(rep(NA, 4L), line_colours, if (has_budget) "#D62728"),
@@ -195,26 +197,6 @@ highest_within <- function(paths, lo, hi) {
     }
   }
   top
-}
-
-# The 1024-based unit that suits `bytes` (the KB, MB, ... of budget strings and the report):
-# its name and its size in bytes. The largest power of 1024 not above `bytes`, found by
-# comparison (log() can land just below a whole power), from B up to YB.
-byte_units <- c("B", "KB", "MB", "GB", "TB", "PB", "EB", "ZB", "YB")
-byte_scale <- function(bytes) {
-  power <- 0L
-  while (power < length(byte_units) - 1L && bytes >= 1024^(power + 1L)) {
-    power <- power + 1L
-  }
-  list(unit = byte_units[[power + 1L]], bytes = 1024^power)
-}
-
-# A byte count in its suiting unit with two decimals, e.g. "150.00 MB"; from 1024 YB on (above
-# 1.2e27 bytes) a mantissa and a power of ten in YB, e.g. "8.27e+283 YB" for 1e308 bytes.
-format_bytes <- function(bytes) {
-  scale <- byte_scale(bytes)
-  value <- bytes / scale$bytes
-  paste(formatC(value, format = if (value < 1024) "f" else "e", digits = 2), scale$unit)
 }
 
 # What fits, for the legend: the largest batch, any batch (Inf) or none (0).

@@ -3,11 +3,11 @@ test_that("byte counts take the unit that suits them, 1024-based by default", {
   expect_identical(
     format_bytes_scaled(x),
     c("0 B", "1 B", "1023 B", "1.00 KiB", "1.50 KiB", "5.50 MiB", "2.00 GiB", "3.00 TiB",
-      "1024.00 TiB")
+      "1.00 PiB")
   )
   expect_identical(
     format_bytes_scaled(c(999, 1000, 1.5e6, 2.25e9, 4e12, 5e15), "si"),
-    c("999 B", "1.00 kB", "1.50 MB", "2.25 GB", "4.00 TB", "5000.00 TB")
+    c("999 B", "1.00 kB", "1.50 MB", "2.25 GB", "4.00 TB", "5.00 PB")
   )
   expect_identical(format_bytes_scaled(c(1024, 5 * 1024^2, 512), "MiB"),
                    c("0.00 MiB", "5.00 MiB", "0.00 MiB"))
@@ -15,6 +15,20 @@ test_that("byte counts take the unit that suits them, 1024-based by default", {
   expect_identical(format_bytes_scaled(1536, "B"), "1536 B")
   expect_identical(format_bytes_scaled(c(NA, Inf, 2L)), c("NA", "Inf B", "2 B"))
   expect_identical(format_bytes_scaled(numeric(0)), character(0))
+})
+
+test_that("units go up to YiB and YB, then a mantissa in the largest unit", {
+  expect_identical(format_bytes_scaled(150 * 1024^2), "150.00 MiB")
+  expect_identical(format_bytes_scaled(1023 * 1024^8), "1023.00 YiB")
+  expect_identical(format_bytes_scaled(1024^9), "1.02e+03 YiB")
+  expect_identical(format_bytes_scaled(1e308), "8.27e+283 YiB")
+  expect_identical(format_bytes_scaled(.Machine$double.xmax), "1.49e+284 YiB")
+  expect_identical(format_bytes_scaled(5e27, "si"), "5.00e+03 YB")
+  # Every power of 1024 gets its own unit, not 1024.00 of the one below.
+  iec <- c("B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB", "ZiB", "YiB")
+  for (p in 1:8) {
+    expect_identical(format_bytes_scaled(1024^p), paste("1.00", iec[[p + 1L]]))
+  }
 })
 
 test_that("a bad unit or count is an error that names it", {
