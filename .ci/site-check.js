@@ -93,14 +93,13 @@ async function main() {
       '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
   context.setDefaultTimeout(30000);
-  await context.route('**/*', (route) => {
-    const url = route.request().url();
-    if (url.startsWith('data:') || new URL(url).origin === origin) return route.continue();
-    fail(route.request().frame().url() || '(page)', `request to another host, blocked: ${url}`);
-    return route.abort('blockedbyclient');
-  });
   try {
-    for (const rel of pages) await checkPage(context, rel);
+    for (const rel of pages) {
+      await checkPage(context, rel).catch((err) => {
+        fail(rel, `the check stopped: ${String(err.message).split('\n')[0]}`);
+        console.log(`${'failed'.padEnd(12)} ${rel}: the check stopped (see below)`);
+      });
+    }
   } finally {
     await context.close();
     fs.rmSync(profile, { recursive: true, force: true });
@@ -111,6 +110,13 @@ async function checkPage(context, rel) {
   const page = await context.newPage();
   const url = new URL(rel, baseUrl).href;
   const before = findings.length;
+  // Only this origin is served; anything else is recorded and blocked.
+  await page.route('**/*', (route) => {
+    const req = route.request().url();
+    if (req.startsWith('data:') || new URL(req).origin === origin) return route.continue();
+    fail(rel, `request to another host, blocked: ${req}`);
+    return route.abort('blockedbyclient');
+  });
   page.on('console', (msg) => {
     if (msg.type() === 'error') {
       const loc = msg.location();
@@ -120,7 +126,7 @@ async function checkPage(context, rel) {
   page.on('pageerror', (err) => fail(rel, `uncaught exception: ${err.message}`));
   page.on('requestfailed', (req) => {
     const why = req.failure() ? req.failure().errorText : 'failed';
-    if (why !== 'net::ERR_BLOCKED_BY_CLIENT') fail(rel, `request failed (${why}): ${req.url()}`);
+    if (!why.startsWith('net::ERR_BLOCKED_BY_CLIENT')) fail(rel, `request failed (${why}): ${req.url()}`);
   });
   page.on('response', (res) => {
     if (res.status() >= 400) fail(rel, `HTTP ${res.status()} for ${res.url()}`);
@@ -147,7 +153,8 @@ async function checkPage(context, rel) {
     const index = page.waitForResponse((res) => res.url().endsWith('/search.json'));
     await page.locator('#search-input').focus();
     await index;
-    await page.waitForFunction(() => !document.querySelector('#search-input.loading'));
+    await page.waitForFunction(() => !document.querySelector('#search-input.loading'), null,
+      { timeout: 10000 });
     await page.locator('#search-input').pressSequentially('memory', { delay: 20 });
     const suggestions = page.locator('.aa-suggestion');
     await suggestions.first().waitFor({ state: 'visible', timeout: 10000 })
