@@ -33,7 +33,7 @@ void agmem_format_number(double v, char *buf, size_t n)
 static R_xlen_t numbers(SEXP x, const char *what, int scalar)
 {
     int type = TYPEOF(x);
-    R_xlen_t len = (type == INTSXP || type == REALSXP) && !OBJECT(x) ? XLENGTH(x) : -1;
+    R_xlen_t len = (type == INTSXP || type == REALSXP) && !Rf_isObject(x) ? XLENGTH(x) : -1;
     if (scalar && len != 1)
         Rf_errorcall(R_NilValue, "`%s` must be a single number.", what);
     if (!scalar && len < 1)

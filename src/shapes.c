@@ -20,7 +20,7 @@
    integer or double vector (those are never refused for what they are); never allocates. */
 static void describe(SEXP x, char *buf, size_t n)
 {
-    if (OBJECT(x)) {
+    if (Rf_isObject(x)) {
         SEXP cls = Rf_getAttrib(x, R_ClassSymbol);
         if (TYPEOF(cls) == STRSXP && XLENGTH(cls) > 0) {
             snprintf(buf, n, "an object of class \"%s\"", CHAR(STRING_ELT(cls, 0)));
@@ -134,7 +134,7 @@ static AGMEM_NOINLINE double region_product(SEXP x, int type, R_xlen_t len, R_xl
 static double shape_product(SEXP x, R_xlen_t pos)
 {
     int type = TYPEOF(x);
-    if ((type != INTSXP && type != REALSXP) || OBJECT(x))
+    if ((type != INTSXP && type != REALSXP) || Rf_isObject(x))
         bad_shape_object(x, pos);
     R_xlen_t len = XLENGTH(x);
     if (len == 0)
@@ -159,9 +159,9 @@ static double shape_product(SEXP x, R_xlen_t pos)
 double agmem_count_params(SEXP shapes)
 {
     int type = TYPEOF(shapes);
-    if ((type == INTSXP || type == REALSXP) && !OBJECT(shapes))
+    if ((type == INTSXP || type == REALSXP) && !Rf_isObject(shapes))
         return shape_product(shapes, 1);
-    if (type != VECSXP || OBJECT(shapes) || XLENGTH(shapes) == 0) {
+    if (type != VECSXP || Rf_isObject(shapes) || XLENGTH(shapes) == 0) {
         char what[200];
         describe(shapes, what, sizeof what);
         Rf_errorcall(R_NilValue,
