@@ -5,6 +5,18 @@
  * agmem_keep(), so that the compiler cannot contract `a * b + c` into a fused multiply-add
  * (GCC does by default where the target has FMA): the figures then round exactly as R's own
  * arithmetic does, operation by operation, on every platform.
+ *
+ * R's C API used (the symbols agmem.so imports from R), with each entry point's level as
+ * R 4.5.0's tools:::funAPI() gives it (the levels of Writing R Extensions, "Moving into C API
+ * compliance"); R CMD check on R 4.5 (.ci/trixie) finds no non-API call:
+ *   API: TYPEOF, XLENGTH, Rf_isObject, Rf_getAttrib, INTEGER_ELT, REAL_ELT, REAL, LOGICAL,
+ *     STRING_ELT, SET_STRING_ELT, VECTOR_ELT, SET_VECTOR_ELT, R_CHAR (CHAR), Rf_mkChar,
+ *     Rf_mkNamed, Rf_allocVector, Rf_ScalarReal, Rf_type2char, Rf_protect and Rf_unprotect
+ *     (PROTECT, UNPROTECT), Rf_errorcall, R_finite (R_FINITE), R_IsNA (ISNA),
+ *     R_CheckUserInterrupt, R_registerRoutines, R_useDynamicSymbols, R_forceSymbols, and the
+ *     variables R_NilValue, R_ClassSymbol, R_NaInt, R_NaReal, R_NaString, R_PosInf;
+ *   experimental API: DATAPTR_OR_NULL, INTEGER_GET_REGION and REAL_GET_REGION (reading ALTREP
+ *     vectors without expanding them).
  */
 #ifndef AGMEM_H
 #define AGMEM_H
