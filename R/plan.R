@@ -163,7 +163,8 @@ gpu_free_memory <- function(api = ggmlr_device_api()) {
   free <- found$free
   if (!is.null(found$error) || !is.numeric(free) || length(free) != 1L || !is.finite(free) ||
     free < 0) {
-    refuse("ggmlR could not report the free memory of the GPU")
+    refuse(paste0("ggmlR could not report the free memory of the GPU",
+                  if (!is.null(found$error)) paste0(" (", found$error, ")")))
   }
   as.double(free)
 }
