@@ -115,7 +115,9 @@ plot.ag_memory_sweep <- function(x, budget = NULL, ...) {
   stack_top <- if (n_stack > 0L) Reduce(`+`, stack) else rep(0, nrow(first))
   drawn <- c(
     list(list(x = bar_x, y = rep_len(stack_top / scale$bytes, length(bar_x)))),
-    lapply(by_optimizer, function(rows) list(x = rows$batch_size, y = rows[[column]] / scale$bytes)),
+    lapply(by_optimizer, function(rows) {
+      list(x = rows$batch_size, y = rows[[column]] / scale$bytes)
+    }),
     if (has_budget) list(list(x = xlim, y = c(lim, lim)))
   )
   layout <- legend_layout(drawn, key$legend, xlim, max(figure / scale$bytes, lim) * 1.06)

@@ -362,3 +362,18 @@ test_that("the .Call entry points for a model and a line check every argument th
   expect_true(b * 1e300 <= 1.5e308 && (b + 1) * 1e300 > 1.5e308)
   expect_identical(line(-50, 1, 0), 50)
 })
+
+test_that("a real ggmlR model plans as the dense stack it is", {
+  skip_if_not_installed("ggmlR")
+  model <- ggmlR::ag_sequential(
+    ggmlR::ag_linear(784L, 512L, activation = "relu"),
+    ggmlR::ag_linear(512L, 10L)
+  )
+  stack <- ag_dense_stack(c(784, 512, 10))
+  for (device in c("cpu", "gpu")) {
+    expect_identical(ag_max_batch_size(model, "128 MB", device = device),
+                     ag_max_batch_size(stack, "128 MB", device = device))
+  }
+  expect_identical(ag_memory_sweep(model, c(1, 64))$host_peak,
+                   ag_memory_sweep(stack, c(1, 64))$host_peak)
+})
