@@ -66,7 +66,8 @@ summary_by_hand <- function(plan_of, budget, optimizer, max_batch, memory, large
 
 test_that("the summary prints in readable units", {
   cpu <- summary_by_hand(ag_memory_sweep(spec, 1), 2^29, c("adam", "sgd", "sgd_plain"),
-                         c(5303, 5390, 5462), c(536808000, 536829000, 536805000), c(4096, 4096, 4096))
+                         c(5303, 5390, 5462), c(536808000, 536829000, 536805000),
+                         c(4096, 4096, 4096))
   gpu <- summary_by_hand(ag_memory_sweep(spec, 1, device = "gpu", dtype = "bf16"), 64e6,
                          c("adam", "sgd"), c(Inf, 0), c(6e6, NA), c(1024, NA))
   expect_snapshot({
