@@ -1,47 +1,104 @@
 #' The largest batch size that fits a memory budget
 #'
-#' Computes the largest whole batch size `b` for which
-#' `ag_estimate_training_memory(shapes, b, optimizer, activation_frac)$total`
-#' is at most `budget * (1 - margin)`. The answer is calculated from the
-#' estimator's formula, not found by running anything, and it is exact under
-#' the estimator's own floating-point arithmetic: `b` fits and `b + 1` does not.
+#' Computes the largest whole batch size `b` whose training memory is at most
+#' `budget * (1 - margin)`. The memory is, by what `shapes` is:
+#' * plain shapes: ggmlR's formula,
+#'   `ag_estimate_training_memory(shapes, b, optimizer, activation_frac)$total`;
+#' * a model (an `"ag_model_spec"` from [ag_dense_stack()] or [ag_model_spec()],
+#'   or a ggmlR model, read by [ag_model_spec()]): the peak predicted by
+#'   [ag_training_memory()], its `host_peak` with `device = "cpu"` and its
+#'   `device_peak` with `device = "gpu"`;
+#' * a measurement (an `"ag_measured_memory"` from
+#'   `ag_measure_training_memory()`): the line fitted to it, `fixed +
+#'   per_sample * b`, on the host for a measurement on the CPU and on the
+#'   device for one on the GPU.
 #'
-#' @inheritParams ag_estimate_training_memory
+#' The answer is calculated, not found by running anything, and it is exact
+#' under the arithmetic of the figure planned on: `b` fits and `b + 1` does not.
+#'
+#' @section How far ggmlR's formula is from a real peak:
+#' ggmlR's formula (plain shapes) leaves out the temporaries of the optimizer
+#' step, counts activations from the weights rather than from the layer widths,
+#' and treats plain SGD as stateless. Measured against real training steps of
+#' ggmlR 0.8.8.1 (the peak RSS growth of a fresh R process, 108 dense
+#' configurations: widths 128 to 1024, 2 to 4 layers, batch 8 to 512, the three
+#' optimizers), the measured host peak was 1.5 to 13 times the formula's total,
+#' with a median of 2.7: a batch planned on the formula usually runs out of
+#' memory. Plan on a model instead (`ag_dense_stack()` or `ag_model_spec()`),
+#' or, for a model that [ag_training_memory()] does not cover, on a
+#' measurement.
+#'
+#' @param shapes Plain parameter shapes, as [ag_estimate_training_memory()]
+#'   takes them (planned on ggmlR's formula); or a model: an `"ag_model_spec"`
+#'   or a ggmlR model (an `ag_sequential()`, a layer, or a list of `ag_param`
+#'   tensors); or an `"ag_measured_memory"`.
 #' @param budget The memory to fit in: bytes as a number, or a string with a
 #'   unit such as `"16 GB"`, `"512MB"`, `"1.5 GiB"`, `"800 KB"` or `"2 TB"`. KB,
 #'   MB, GB and TB are 1024-based (the MB of the report), KiB, MiB, GiB and TiB
-#'   mean the same; units are case-insensitive and the space is optional. `NULL`,
-#'   the default, means the memory available on this machine now (on this path
-#'   gradients and optimizer state live in host RAM), read with the ps package,
-#'   which must then be installed.
+#'   mean the same; units are case-insensitive and the space is optional.
+#'   `NULL`, the default, means with `device = "cpu"` the memory available on
+#'   this machine now, read with the ps package, which must then be installed;
+#'   with `device = "gpu"`, the free memory of the GPU as ggmlR reports it
+#'   (`ggml_backend_dev_memory()` of the first GPU device), and an error that
+#'   asks for `budget` when ggmlR is not installed or reports no GPU. Host RAM
+#'   is never taken as a GPU budget.
+#' @param optimizer `"adam"`, `"sgd"` or `"sgd_plain"` (partial names
+#'   accepted). Not for a measurement, whose step chose its optimizer.
+#' @param activation_frac For plain shapes only: the fraction of the weights'
+#'   bytes that the activations take per sample (see
+#'   [ag_estimate_training_memory()]).
 #' @param margin The fraction of the budget to keep free, from 0 up to (not
 #'   including) 1.
+#' @param device For a model: `"cpu"` (plan the host peak) or `"gpu"` (plan the
+#'   device peak, with ggmlR's `ag_device("gpu")`). Plain shapes are planned on
+#'   the host only. For a measurement, the device it was measured on (the
+#'   default); another is an error.
+#' @param dtype For a model on `"gpu"`: `"f32"`, `"f16"` or `"bf16"`, as in
+#'   [ag_training_memory()].
 #'
 #' @details
-#' The estimate is a fixed part (weights, gradients, optimizer state) plus
-#' activations that grow linearly with the batch size, and each of its
-#' floating-point steps never decreases as the batch grows. The boundary is
-#' therefore found by bisection of the formula itself over 1 to
-#' `.Machine$integer.max`, at most 31 evaluations, with every figure computed
-#' exactly as [ag_estimate_training_memory()] computes it.
+#' Every figure planned on is a sum of correctly rounded products of
+#' non-negative factors, one of them the batch size, so it never decreases as
+#' the batch grows. The boundary is therefore found by bisection over 1 to
+#' `.Machine$integer.max`, at most 33 evaluations in agmem's C code, each
+#' computing the figure exactly as [ag_estimate_training_memory()],
+#' [ag_training_memory()] or `fixed + per_sample * b` in R computes it.
 #'
 #' @return A single number: the largest batch size that fits; `0` when not even
-#'   batch 1 fits; `Inf` when `activation_frac` is 0 and the fixed part fits;
-#'   otherwise at most `.Machine$integer.max`, the largest batch the estimator
-#'   accepts.
+#'   batch 1 fits; `Inf` when the figure does not grow with the batch
+#'   (`activation_frac` 0, a model without modelled activations on the planned
+#'   place, a measured line with `per_sample` 0) and batch 1 fits; otherwise at
+#'   most `.Machine$integer.max`, the largest batch the estimators accept.
 #'
-#' @seealso [ag_estimate_training_memory()], [ag_memory_sweep()] and its plot.
+#' @seealso [ag_training_memory()], [ag_estimate_training_memory()],
+#'   [ag_memory_sweep()] and its plot and summary.
 #'
 #' @examples
+#' # Planning on the training-memory model (recommended):
+#' spec <- ag_dense_stack(c(784, 512, 512, 10), loss = "softmax_cross_entropy")
+#' ag_max_batch_size(spec, "256 MB")
+#' ag_max_batch_size(spec, "256 MB", optimizer = "sgd", margin = 0.1)
+#' ag_max_batch_size(spec, "64 MB", device = "gpu")
+#'
+#' # The peak at that batch fits; one more sample does not:
+#' b <- ag_max_batch_size(spec, "256 MB")
+#' ag_training_memory(spec, b, quiet = TRUE)$host_peak <= 256 * 1024^2
+#' ag_training_memory(spec, b + 1, quiet = TRUE)$host_peak <= 256 * 1024^2
+#'
+#' # ggmlR's formula on plain shapes (optimistic: see above):
 #' shapes <- ag_dense_shapes(c(784, 512, 512, 10))
-#' ag_max_batch_size(shapes, "64 MB")
-#' ag_max_batch_size(shapes, "64 MB", optimizer = "sgd", margin = 0.1)
+#' ag_max_batch_size(shapes, "256 MB")
 #' ag_max_batch_size(shapes, 2^30, activation_frac = 0)
 #' @export
 ag_max_batch_size <- function(shapes, budget = NULL, optimizer = c("adam", "sgd", "sgd_plain"),
-                              activation_frac = 0.01, margin = 0) {
-  optimizer <- match_optimizer(optimizer)
+                              activation_frac = 0.01, margin = 0, device = c("cpu", "gpu"),
+                              dtype = c("f32", "f16", "bf16")) {
+  plan <- make_plan(shapes, device, dtype, given = list(
+    optimizer = !missing(optimizer), activation_frac = !missing(activation_frac),
+    device = !missing(device), dtype = !missing(dtype)
+  ))
+  optimizer <- if (plan$kind == "measured") "measured" else match_optimizer(optimizer)
   check_margin(margin)
-  limit <- parse_budget(budget) * (1 - margin)
-  .Call(agmem_max_batch, shapes, optimizer_copies[[optimizer]], activation_frac, limit)
+  limit <- plan_budget(budget, plan) * (1 - margin)
+  plan_max_batch(plan, optimizer, limit, activation_frac)
 }

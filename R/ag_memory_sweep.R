@@ -1,30 +1,64 @@
 #' Training memory over a range of batch sizes
 #'
-#' Tabulates [ag_estimate_training_memory()] over optimizers and batch sizes,
-#' counting the shapes once. Plot it with [plot()][plot.ag_memory_sweep].
+#' Tabulates training memory over optimizers and batch sizes: ggmlR's formula
+#' ([ag_estimate_training_memory()]) for plain shapes, the predicted peak of
+#' [ag_training_memory()] for a model, or the fitted line of a measurement.
+#' Plot it with [plot()][plot.ag_memory_sweep], find the largest batch for a
+#' budget with [summary()][summary.ag_memory_sweep].
 #'
-#' @inheritParams ag_estimate_training_memory
+#' @inheritSection ag_max_batch_size How far ggmlR's formula is from a real peak
+#' @inheritParams ag_max_batch_size
 #' @param batch_size The batch sizes: one or more whole numbers from 1 to
 #'   `.Machine$integer.max`.
 #' @param optimizer One or more of `"adam"`, `"sgd"` and `"sgd_plain"`
-#'   (partial names accepted); all three by default.
+#'   (partial names accepted); all three by default. Not for a measurement.
 #'
 #' @return A data frame of class `c("ag_memory_sweep", "data.frame")` with one
-#'   row per optimizer (outer, in the order given) and batch size (inner), and
-#'   the columns `optimizer`, `batch_size`, `params`, `weights`, `gradients`,
-#'   `optimizer_state`, `activations` and `total` (bytes). Every figure is
-#'   identical to what [ag_estimate_training_memory()] returns for that row.
-#'   The attribute `activation_frac` keeps the fraction used, for the plot.
+#'   row per optimizer (outer, in the order given) and batch size (inner); all
+#'   byte counts are exact doubles (printing scales them: see
+#'   [print()][print.ag_memory_sweep]). Its columns, by what `shapes` is:
+#'   * plain shapes: `optimizer`, `batch_size`, `params`, `weights`,
+#'     `gradients`, `optimizer_state`, `activations` and `total`, each
+#'     identical to what [ag_estimate_training_memory()] returns for that row;
+#'     the attribute `activation_frac` keeps the fraction used;
+#'   * a model: `optimizer`, `batch_size`, `params`, the components of
+#'     [ag_training_memory()] at the planned place (the host for `"cpu"`, the
+#'     device for `"gpu"`; 0 where a component has no bytes there): `weights`,
+#'     `gradients`, `optimizer_state`, `master_weights`, `step_transients`,
+#'     `build_transients`, `activations`, `activation_gradients`, then
+#'     `host_peak` and `device_peak`, each identical to what
+#'     [ag_training_memory()] returns for that row;
+#'   * a measurement: `optimizer` (`"measured"`), `batch_size`, `fixed` and
+#'     `variable` (the planned line's fixed part and `per_sample * batch_size`),
+#'     `host_peak` and `device_peak` (each line at that batch).
 #'
-#' @seealso [plot.ag_memory_sweep()], [ag_max_batch_size()].
+#'   A sweep of a model or a measurement keeps what it was planned on as the
+#'   attribute `plan`, for the plot and the summary.
+#'
+#' @seealso [plot.ag_memory_sweep()], [summary.ag_memory_sweep()],
+#'   [ag_max_batch_size()].
 #'
 #' @examples
-#' shapes <- ag_dense_shapes(c(784, 512, 512, 10))
-#' sweep <- ag_memory_sweep(shapes, batch_size = c(1, 32, 1024))
+#' spec <- ag_dense_stack(c(784, 512, 512, 10), loss = "softmax_cross_entropy")
+#' sweep <- ag_memory_sweep(spec, batch_size = c(1, 32, 1024))
 #' sweep
+#' summary(sweep, budget = "256 MB")
+#' ag_memory_sweep(spec, batch_size = c(32, 1024), optimizer = "adam", device = "gpu")
+#'
+#' # ggmlR's formula on plain shapes:
+#' shapes <- ag_dense_shapes(c(784, 512, 512, 10))
+#' ag_memory_sweep(shapes, batch_size = c(1, 32, 1024))
 #' @export
 ag_memory_sweep <- function(shapes, batch_size = 2^(0:10),
-                            optimizer = c("adam", "sgd", "sgd_plain"), activation_frac = 0.01) {
+                            optimizer = c("adam", "sgd", "sgd_plain"), activation_frac = 0.01,
+                            device = c("cpu", "gpu"), dtype = c("f32", "f16", "bf16")) {
+  plan <- make_plan(shapes, device, dtype, given = list(
+    optimizer = !missing(optimizer), activation_frac = !missing(activation_frac),
+    device = !missing(device), dtype = !missing(dtype)
+  ))
+  if (plan$kind != "formula") {
+    return(sweep_planned(plan, batch_size, optimizer))
+  }
   optimizer <- match_optimizer(optimizer, several = TRUE)
   cols <- .Call(agmem_sweep, shapes, optimizer_copies[optimizer], activation_frac, batch_size)
   rows <- length(batch_size)

@@ -1,14 +1,25 @@
 #' Plot a memory sweep
 #'
-#' Draws, with base graphics, the estimated training memory against the batch
-#' size (log scale): the four components stacked for the first optimizer of the
-#' sweep, the totals of the others as lines, and, when a budget is given, the
-#' budget as a horizontal line with the largest batch that fits marked for each
-#' optimizer. A sweep of a single batch size is drawn as a stacked bar with the
-#' totals as points. The legend sits at the top left, with the y axis extended
-#' so that it covers no data. Memory is shown in 1024-based units from B to
-#' YiB (KiB, MiB, GiB are the KB, MB, GB of budget strings); beyond 1024 YiB,
-#' as a power of ten in YiB.
+#' Draws, with base graphics, the training memory of a sweep against the batch
+#' size (log scale): its parts stacked for the first optimizer of the sweep,
+#' the figure planned on for every optimizer as a line, and, when a budget is
+#' given, the budget as a horizontal line with the largest batch that fits
+#' marked for each optimizer. What is drawn follows what the sweep was made
+#' from:
+#' * plain shapes (ggmlR's formula): the weights, gradients, optimizer state
+#'   and activations stacked, and the totals;
+#' * a model: the predicted peak of [ag_training_memory()], on the host for a
+#'   sweep on `"cpu"` and on the device for `"gpu"`, with the weights (and
+#'   master weights), gradients, optimizer state, step and build transients,
+#'   and activations (and their gradients) stacked, parts that are 0 left out;
+#' * a measurement: the fitted line, its fixed part and its part per sample
+#'   times the batch stacked.
+#'
+#' The title and the y axis say which peak is shown. A sweep of a single batch
+#' size is drawn as a stacked bar with the figures as points. The legend sits
+#' at the top left, with the y axis extended so that it covers no data. Memory
+#' is shown in 1024-based units from B to YiB (KiB, MiB, GiB are the KB, MB, GB
+#' of budget strings); beyond 1024 YiB, as a power of ten in YiB.
 #'
 #' @param x A sweep from [ag_memory_sweep()].
 #' @param budget `NULL` (no budget line), or a budget in any form
@@ -19,6 +30,11 @@
 #' @return `x`, invisibly.
 #'
 #' @examples
+#' spec <- ag_dense_stack(c(784, 2048, 2048, 10))
+#' plot(ag_memory_sweep(spec, batch_size = 2^(0:12)), budget = "512 MB")
+#' plot(ag_memory_sweep(spec, 2^(0:12), device = "gpu"), budget = "256 MB")
+#'
+#' # ggmlR's formula on plain shapes:
 #' shapes <- ag_dense_shapes(c(784, 2048, 2048, 10))
 #' sweep <- ag_memory_sweep(shapes, batch_size = 2^(0:12))
 #' plot(sweep, budget = "150 MB")
@@ -27,12 +43,14 @@
 #'   strwidth
 #' @export
 plot.ag_memory_sweep <- function(x, budget = NULL, ...) {
-  needed <- c("optimizer", "batch_size", "params", "weights", "gradients", "optimizer_state",
-              "activations", "total")
-  frac <- attr(x, "activation_frac")
-  if (!is.data.frame(x) || !all(needed %in% names(x)) || nrow(x) == 0L || is.null(frac)) {
+  plan <- if (is.data.frame(x)) sweep_plan(x) else NULL
+  bands <- if (is.null(plan)) NULL else sweep_bands(plan)
+  column <- if (is.null(plan)) NULL else sweep_figure_column(plan)
+  needed <- c("optimizer", "batch_size", column, unlist(bands, use.names = FALSE))
+  if (is.null(plan) || !all(needed %in% names(x)) || nrow(x) == 0L) {
     stop_arg("`x` must be a sweep made by ag_memory_sweep(), with its rows and attributes.")
   }
+  frac <- attr(x, "activation_frac")
   limit <- if (is.null(budget)) NULL else parse_budget(budget)
   optimizers <- unique(x$optimizer)
   by_optimizer <- lapply(optimizers, function(opt) {
@@ -40,65 +58,79 @@ plot.ag_memory_sweep <- function(x, budget = NULL, ...) {
     rows[order(rows$batch_size), ]
   })
   first <- by_optimizer[[1L]]
+  # The stacked parts of the first optimizer; a model's or a measurement's parts that are 0 in
+  # every row are left out.
+  stack <- lapply(bands, function(cols) Reduce(`+`, lapply(cols, function(col) first[[col]])))
+  if (plan$kind != "formula") {
+    stack <- Filter(function(v) any(v != 0), stack)
+  }
+  figure <- x[[column]]
   # One batch size has no line to draw: its components become a bar and its totals points.
   single <- length(unique(x$batch_size)) == 1L
-  # The largest batch that fits, per optimizer, and its total.
+  # The largest batch that fits, per optimizer, and its figure.
   fits <- if (is.null(limit)) NULL else lapply(optimizers, function(opt) {
-    fit <- .Call(agmem_max_batch, x$params[[1L]], optimizer_copies[[opt]], frac, limit)
-    total <- if (is.finite(fit) && fit >= 1) {
-      .Call(agmem_estimate, x$params[[1L]], optimizer_copies[[opt]], frac, fit)[[6L]]
-    } else {
-      NA_real_
-    }
-    list(batch = fit, total = total)
+    fit <- plan_max_batch(plan, opt, limit, frac)
+    at <- if (is.finite(fit) && fit >= 1) plan_figure(plan, opt, fit, frac) else NA_real_
+    list(batch = fit, total = at)
   })
 
   # Everything from here on is in the unit of the axis, so that no figure overflows.
-  scale <- byte_scale(max(x$total, limit))
+  scale <- byte_scale(max(figure, limit))
   scale <- list(unit = scale$unit[[1L]], bytes = scale$bytes[[1L]])
   lim <- if (is.null(limit)) NULL else limit / scale$bytes
-  stack_colours <- c("#4E79A7", "#A0CBE8", "#F28E2B", "#59A14F")
+  stack_colours <- band_colours[names(stack)]
   line_colours <- c("#000000", "#7B3294", "#1B7837")[seq_along(optimizers)]
   total_pch <- c(19L, 17L, 15L)[seq_along(optimizers)]
-  totals <- paste("total,", optimizers)
+  label <- plan_figure_label(plan)
+  totals <- if (plan$kind == "measured") {
+    paste0(label, ", measured line")
+  } else {
+    paste0(label, ", ", optimizers)
+  }
   if (!is.null(limit)) {
     totals <- paste0(totals, ": ", vapply(fits, function(f) format_fit(f$batch), ""))
   }
   n_opt <- length(optimizers)
+  n_stack <- length(stack)
   has_budget <- !is.null(limit)
+  stack_labels <- if (plan$kind == "measured") {
+    names(stack)
+  } else {
+    paste0(names(stack), " (", optimizers[[1L]], ")")
+  }
   key <- list(
-    legend = c(paste0(c("weights", "gradients", "optimizer state", "activations"), " (",
-                      optimizers[[1L]], ")"), totals,
-               if (has_budget) paste("budget", format_bytes_scaled(limit))),
+    legend = c(stack_labels, totals, if (has_budget) paste("budget", format_bytes_scaled(limit))),
     fill = c(stack_colours, rep(NA, n_opt), if (has_budget) NA),
     border = NA,
-    col = c(rep(NA, 4L), line_colours, if (has_budget) "#D62728"),
-    lty = c(rep(NA, 4L), if (single) rep(NA, n_opt) else seq_len(n_opt), if (has_budget) 2),
-    pch = c(rep(NA, 4L), if (single) total_pch else rep(NA, n_opt), if (has_budget) NA),
-    lwd = c(rep(NA, 4L), rep(2, n_opt), if (has_budget) 2)
+    col = c(rep(NA, n_stack), line_colours, if (has_budget) "#D62728"),
+    lty = c(rep(NA, n_stack), if (single) rep(NA, n_opt) else seq_len(n_opt), if (has_budget) 2),
+    pch = c(rep(NA, n_stack), if (single) total_pch else rep(NA, n_opt), if (has_budget) NA),
+    lwd = c(rep(NA, n_stack), rep(2, n_opt), if (has_budget) 2)
   )
 
   # The stack's outline on the x axis: the batch sizes, or a bar a quarter octave either side.
   bar_x <- if (single) first$batch_size * 2^c(-0.25, 0.25) else first$batch_size
   xlim <- if (single) x$batch_size[[1L]] * c(0.5, 2) else range(x$batch_size)
-  # What is drawn, as paths for legend_layout(): the top of the stack, the totals, the budget.
+  # What is drawn, as paths for legend_layout(): the top of the stack, the figures, the budget.
+  stack_top <- if (n_stack > 0L) Reduce(`+`, stack) else rep(0, nrow(first))
   drawn <- c(
-    list(list(x = bar_x, y = rep_len(first$total / scale$bytes, length(bar_x)))),
-    lapply(by_optimizer, function(rows) list(x = rows$batch_size, y = rows$total / scale$bytes)),
+    list(list(x = bar_x, y = rep_len(stack_top / scale$bytes, length(bar_x)))),
+    lapply(by_optimizer, function(rows) {
+      list(x = rows$batch_size, y = rows[[column]] / scale$bytes)
+    }),
     if (has_budget) list(list(x = xlim, y = c(lim, lim)))
   )
-  layout <- legend_layout(drawn, key$legend, xlim, max(x$total / scale$bytes, lim) * 1.06)
+  layout <- legend_layout(drawn, key$legend, xlim, max(figure / scale$bytes, lim) * 1.06)
   ymax <- layout$ymax
   labels <- utils::modifyList(list(
-    main = "Training memory by batch size", xlab = "batch size",
-    ylab = paste0("memory (", scale$unit, ")")
+    main = plot_title(plan), xlab = "batch size",
+    ylab = paste0(if (plan$kind == "formula") "memory" else label, " (", scale$unit, ")")
   ), list(...))
   do.call(plot.default, c(list(xlim, c(0, ymax), type = "n", log = "x", yaxs = "i"), labels))
 
   below <- rep(0, length(bar_x))
-  parts <- c("weights", "gradients", "optimizer_state", "activations")
-  for (i in seq_along(parts)) {
-    above <- below + first[[parts[[i]]]]
+  for (i in seq_along(stack)) {
+    above <- below + stack[[i]]
     polygon(c(bar_x, rev(bar_x)), c(above, rev(below)) / scale$bytes,
             col = stack_colours[[i]], border = NA)
     below <- above
@@ -106,10 +138,11 @@ plot.ag_memory_sweep <- function(x, budget = NULL, ...) {
   for (i in seq_along(optimizers)) {
     rows <- by_optimizer[[i]]
     if (single) {
-      points(rows$batch_size, rows$total / scale$bytes, col = line_colours[[i]],
+      points(rows$batch_size, rows[[column]] / scale$bytes, col = line_colours[[i]],
              pch = total_pch[[i]], cex = 1.4)
     } else {
-      lines(rows$batch_size, rows$total / scale$bytes, col = line_colours[[i]], lwd = 2, lty = i)
+      lines(rows$batch_size, rows[[column]] / scale$bytes, col = line_colours[[i]], lwd = 2,
+            lty = i)
     }
   }
   if (has_budget) {
@@ -125,6 +158,34 @@ plot.ag_memory_sweep <- function(x, budget = NULL, ...) {
   do.call(legend, c(list("topleft", bg = "white", box.col = "grey80", inset = legend_inset,
                          cex = layout$cex, ncol = layout$ncol), key))
   invisible(x)
+}
+
+# The stacked parts of a sweep's plot, by plan: label = the sweep columns they sum.
+sweep_bands <- function(plan) {
+  switch(plan$kind,
+    formula = list(weights = "weights", gradients = "gradients",
+                   `optimizer state` = "optimizer_state", activations = "activations"),
+    model = list(weights = c("weights", "master_weights"), gradients = "gradients",
+                 `optimizer state` = "optimizer_state",
+                 transients = c("step_transients", "build_transients"),
+                 activations = c("activations", "activation_gradients")),
+    measured = list(fixed = "fixed", `per sample x batch` = "variable")
+  )
+}
+
+# The fill of each stacked part.
+band_colours <- c(weights = "#4E79A7", gradients = "#A0CBE8", `optimizer state` = "#F28E2B",
+                  transients = "#E8C547", activations = "#59A14F", fixed = "#4E79A7",
+                  `per sample x batch` = "#59A14F")
+
+# The plot's default title.
+plot_title <- function(plan) {
+  switch(plan$kind,
+    formula = "Training memory by batch size",
+    model = paste0("Predicted ", plan$where, " peak by batch size",
+                   if (plan$device == "gpu") paste0(" (gpu, ", plan$dtype, ")")),
+    measured = paste("Measured", plan$where, "peak by batch size (fitted line)")
+  )
 }
 
 # The legend's distance from the plot's edges, as a fraction of the plot region.

@@ -144,4 +144,48 @@ extern const R_xlen_t agmem_n_unit_rules;
 int agmem_param_rule_matches(const agmem_param_rule *r, int optimizer, int device, int dtype);
 R_xlen_t agmem_unit_op_index(const char *name);
 
+/* ---- model.c: a model read once from its R arguments, then evaluated at any batch in C ---- */
+
+/* The figures of one question, cell by cell: bytes, whether a rule reached the cell, and whether
+   a source-only rule did. */
+typedef struct {
+    double bytes[AGMEM_N_COMPONENTS][AGMEM_N_WHERE];
+    int used[AGMEM_N_COMPONENTS][AGMEM_N_WHERE];
+    int source_only[AGMEM_N_COMPONENTS][AGMEM_N_WHERE];
+} agmem_cells;
+
+/* A model as agmem_model_read() leaves it: the parameter count, the device, the cells of the
+   parameter rules (`fixed`), the units and first unit rule of every op, and, per place, whether
+   some unit rule makes its peak grow with the batch size. */
+typedef struct {
+    double params;
+    int device;
+    agmem_cells fixed;
+    R_xlen_t n_ops;
+    const double *units;
+    const R_xlen_t *first;
+    int grows[AGMEM_N_WHERE];
+} agmem_model;
+
+/* Why agmem_model_eval() stopped: the code, and the op (0-based) or component it concerns. */
+enum { AGMEM_MODEL_OK, AGMEM_MODEL_UNITS_OVERFLOW, AGMEM_MODEL_CELL_OVERFLOW,
+       AGMEM_MODEL_PEAK_OVERFLOW };
+typedef struct {
+    int code;
+    R_xlen_t op;
+    int component;
+} agmem_model_fail;
+
+void agmem_model_read(SEXP shapes, SEXP units, SEXP ops, SEXP optimizer, SEXP device,
+                      SEXP dtype, agmem_model *m);
+int agmem_model_eval(const agmem_model *m, double batch, agmem_cells *c,
+                     double peak[AGMEM_N_WHERE], agmem_model_fail *fail);
+
+/* ---- max_batch.c: planning on the training-memory model and on a measured line ---- */
+
+/* .Call entry points (registered in init.c) */
+SEXP agmem_max_batch_model(SEXP shapes, SEXP units, SEXP ops, SEXP optimizer, SEXP device,
+                           SEXP dtype, SEXP limit);
+SEXP agmem_max_batch_line(SEXP fixed, SEXP per_sample, SEXP limit);
+
 #endif

@@ -11,6 +11,8 @@ static const R_CallMethodDef call_methods[] = {
     {"agmem_sweep", (DL_FUNC) &agmem_sweep, 4},
     {"agmem_training_memory", (DL_FUNC) &agmem_training_memory, 7},
     {"agmem_training_rules", (DL_FUNC) &agmem_training_rules, 0},
+    {"agmem_max_batch_model", (DL_FUNC) &agmem_max_batch_model, 7},
+    {"agmem_max_batch_line", (DL_FUNC) &agmem_max_batch_line, 3},
     {NULL, NULL, 0}
 };
 

@@ -84,31 +84,23 @@ static double op_units(SEXP ops, SEXP units, R_xlen_t i, R_xlen_t *first)
     return u;
 }
 
-/* The figures of one question, cell by cell: bytes, whether a rule reached the cell, and whether
-   a source-only rule did. */
-typedef struct {
-    double bytes[AGMEM_N_COMPONENTS][AGMEM_N_WHERE];
-    int used[AGMEM_N_COMPONENTS][AGMEM_N_WHERE];
-    int source_only[AGMEM_N_COMPONENTS][AGMEM_N_WHERE];
-} agmem_cells;
-
-/* Adds b, from a rule of basis `basis`, to the (component, where) cell of c; refuses a sum that
-   is not finite (b itself is checked by the caller, who knows which input made it). */
-static void add_to_cell(agmem_cells *c, int component, int where, double b, int basis)
+/* Adds b, from a rule of basis `basis`, to the (component, where) cell of c; returns 0 when the
+   sum is not finite (the cell is then left as it was), 1 otherwise. */
+static int add_to_cell(agmem_cells *c, int component, int where, double b, int basis)
 {
     double sum = agmem_keep(c->bytes[component][where] + b);
     if (!R_FINITE(sum))
-        Rf_errorcall(R_NilValue, "The model's %s overflow a double.",
-                     agmem_component_names[component]);
+        return 0;
     c->bytes[component][where] = sum;
     c->used[component][where] = 1;
     if (basis == AGMEM_SOURCE_ONLY)
         c->source_only[component][where] = 1;
+    return 1;
 }
 
 /* Adds params times every parameter rule of (optimizer, device, dtype) to c. Refuses a
-   combination that no rule describes (a dtype other than f32 on the CPU) and a product that is
-   not finite. */
+   combination that no rule describes (a dtype other than f32 on the CPU) and a product or sum
+   that is not finite, with an R error. */
 static void add_param_rules(agmem_cells *c, double params, int optimizer, int device, int dtype)
 {
     int matched = 0;
@@ -121,7 +113,9 @@ static void add_param_rules(agmem_cells *c, double params, int optimizer, int de
             Rf_errorcall(R_NilValue,
                          "The model's %.6g parameters make its byte counts overflow a double.",
                          params);
-        add_to_cell(c, r->component, r->where, b, r->basis);
+        if (!add_to_cell(c, r->component, r->where, b, r->basis))
+            Rf_errorcall(R_NilValue, "The model's %s overflow a double.",
+                         agmem_component_names[r->component]);
         matched = 1;
     }
     if (matched)
@@ -136,80 +130,138 @@ static void add_param_rules(agmem_cells *c, double params, int optimizer, int de
                  agmem_dtype_names[dtype]);
 }
 
-/* Adds, for every op, units times batch times each of its unit rules on device to c, in op
-   order and table order. Refuses a bad op or unit (see op_units()), an op without a rule for
-   the device, and a product that is not finite. */
-static void add_unit_rules(agmem_cells *c, SEXP ops, SEXP units, R_xlen_t n_ops, double batch,
-                           int device)
-{
-    for (R_xlen_t i = 0; i < n_ops; i++) {
-        if (i > 0 && i % AGMEM_INTERRUPT_EVERY == 0)
-            R_CheckUserInterrupt();
-        R_xlen_t first;
-        double u = op_units(ops, units, i, &first);
-        const char *op = agmem_unit_rules[first].op;
-        double per_rule = agmem_keep(u * batch);
-        int matched = 0;
-        for (R_xlen_t j = first; j < agmem_n_unit_rules; j++) {
-            const agmem_unit_rule *r = &agmem_unit_rules[j];
-            if (r->device != device || strcmp(r->op, op) != 0)
-                continue;
-            double b = agmem_keep(per_rule * r->bytes);
-            if (!R_FINITE(b))
-                Rf_errorcall(R_NilValue,
-                             "`units` (element %lld, %.6g) times `batch_size` (%.0f) make the "
-                             "activation bytes overflow a double.", (long long) i + 1, u, batch);
-            add_to_cell(c, r->component, r->where, b, r->basis);
-            matched = 1;
-        }
-        if (!matched)
-            Rf_errorcall(R_NilValue, "`ops`: op \"%s\" has no rule for device \"%s\".", op,
-                         agmem_device_names[device]);
-    }
-}
-
-/* .Call entry of ag_training_memory(). Accepts the shapes as agmem_count_params() does; units,
-   a numeric vector of positive whole numbers, one per op (the output width of the op's layer);
-   ops, a character vector of op names from the unit table (possibly empty); one batch_size from
-   1 to INT_MAX; and optimizer, device and dtype, each one name of rules.c's name tables.
-   Returns a list: params; host_peak and device_peak, the sums, in row order, of the bytes of the
-   rows on the host and on the device; and, one element per (component, where) cell some rule
-   reached, in component then where order, the columns component, where, bytes and source_only.
-   Refuses malformed arguments, a dtype that does not apply to the device and any figure that
-   is not finite, with an R error naming the argument. */
-SEXP agmem_training_memory(SEXP shapes, SEXP units, SEXP ops, SEXP batch_size, SEXP optimizer,
-                           SEXP device, SEXP dtype)
+/* Reads into m, once, everything a model's figures depend on but the batch size. Accepts the
+   shapes as agmem_count_params() does; units, a numeric vector of positive whole numbers, one
+   per op (the output width of the op's layer); ops, a character vector of op names from the unit
+   table (possibly empty); optimizer, device and dtype, each one name of rules.c's name tables.
+   Applies the parameter rules (m->fixed), checks every op's name, units and rule for the device,
+   and notes where a unit rule makes a peak grow with the batch (m->grows). The units and rule
+   indices are copied with R_alloc(), so m lives until the .Call returns. Refuses malformed
+   arguments, a dtype that does not apply to the device and a parameter figure that is not
+   finite, with an R error naming the argument. */
+void agmem_model_read(SEXP shapes, SEXP units, SEXP ops, SEXP optimizer, SEXP device,
+                      SEXP dtype, agmem_model *m)
 {
     int opt = name_code(optimizer, "optimizer", agmem_optimizer_names, AGMEM_N_OPTIMIZERS);
     int dev = name_code(device, "device", agmem_device_names, AGMEM_N_DEVICES);
     int dt = name_code(dtype, "dtype", agmem_dtype_names, AGMEM_N_DTYPES);
-    agmem_arg_batches(batch_size, 1);
-    double batch = agmem_arg_batch(batch_size, 0);
     R_xlen_t n_ops = check_ops(ops, units);
     double params = agmem_count_params(shapes);
     if (!R_FINITE(params))
         Rf_errorcall(R_NilValue, "`shapes` describe more scalars than a double can count.");
 
-    agmem_cells cells;
-    memset(&cells, 0, sizeof cells);
-    add_param_rules(&cells, params, opt, dev, dt);
-    add_unit_rules(&cells, ops, units, n_ops, batch, dev);
+    memset(m, 0, sizeof *m);
+    m->params = params;
+    m->device = dev;
+    add_param_rules(&m->fixed, params, opt, dev, dt);
+    m->n_ops = n_ops;
+    double *u = (double *) R_alloc(n_ops > 0 ? (size_t) n_ops : 1, sizeof(double));
+    R_xlen_t *first = (R_xlen_t *) R_alloc(n_ops > 0 ? (size_t) n_ops : 1, sizeof(R_xlen_t));
+    for (R_xlen_t i = 0; i < n_ops; i++) {
+        if (i > 0 && i % AGMEM_INTERRUPT_EVERY == 0)
+            R_CheckUserInterrupt();
+        u[i] = op_units(ops, units, i, &first[i]);
+        const char *op = agmem_unit_rules[first[i]].op;
+        int matched = 0;
+        for (R_xlen_t j = first[i]; j < agmem_n_unit_rules; j++) {
+            const agmem_unit_rule *r = &agmem_unit_rules[j];
+            if (r->device != dev || strcmp(r->op, op) != 0)
+                continue;
+            matched = 1;
+            if (r->bytes > 0.0)
+                m->grows[r->where] = 1;
+        }
+        if (!matched)
+            Rf_errorcall(R_NilValue, "`ops`: op \"%s\" has no rule for device \"%s\".", op,
+                         agmem_device_names[dev]);
+    }
+    m->units = u;
+    m->first = first;
+}
 
-    int rows = 0;
-    double peak[AGMEM_N_WHERE] = {0.0, 0.0};
+/* The figures of model m (from agmem_model_read()) at batch size `batch` (a whole number >= 1):
+   fills c with the cells (the parameter rules, then for every op in op order units times batch
+   times each of its unit rules in table order) and peak with the sums, in component order, of
+   the cells on the host and on the device. Returns AGMEM_MODEL_OK, or, when a figure is not
+   finite, the code of the first such figure, with the op (0-based) or component in *fail.
+   Plain C: no R API call, no allocation, no error. */
+int agmem_model_eval(const agmem_model *m, double batch, agmem_cells *c,
+                     double peak[AGMEM_N_WHERE], agmem_model_fail *fail)
+{
+    *c = m->fixed;
+    for (R_xlen_t i = 0; i < m->n_ops; i++) {
+        const char *op = agmem_unit_rules[m->first[i]].op;
+        double per_rule = agmem_keep(m->units[i] * batch);
+        for (R_xlen_t j = m->first[i]; j < agmem_n_unit_rules; j++) {
+            const agmem_unit_rule *r = &agmem_unit_rules[j];
+            if (r->device != m->device || strcmp(r->op, op) != 0)
+                continue;
+            double b = agmem_keep(per_rule * r->bytes);
+            if (!R_FINITE(b)) {
+                fail->code = AGMEM_MODEL_UNITS_OVERFLOW;
+                fail->op = i;
+                return fail->code;
+            }
+            if (!add_to_cell(c, r->component, r->where, b, r->basis)) {
+                fail->code = AGMEM_MODEL_CELL_OVERFLOW;
+                fail->component = r->component;
+                return fail->code;
+            }
+        }
+    }
+    peak[AGMEM_HOST] = 0.0;
+    peak[AGMEM_DEVICE] = 0.0;
     for (int k = 0; k < AGMEM_N_COMPONENTS; k++)
         for (int w = 0; w < AGMEM_N_WHERE; w++)
-            if (cells.used[k][w]) {
-                rows++;
-                peak[w] = agmem_keep(peak[w] + cells.bytes[k][w]);
-            }
-    if (!R_FINITE(peak[AGMEM_HOST]) || !R_FINITE(peak[AGMEM_DEVICE]))
+            if (c->used[k][w])
+                peak[w] = agmem_keep(peak[w] + c->bytes[k][w]);
+    if (!R_FINITE(peak[AGMEM_HOST]) || !R_FINITE(peak[AGMEM_DEVICE])) {
+        fail->code = AGMEM_MODEL_PEAK_OVERFLOW;
+        return fail->code;
+    }
+    return AGMEM_MODEL_OK;
+}
+
+/* .Call entry of ag_training_memory(). Accepts one batch_size from 1 to INT_MAX and the other
+   arguments as agmem_model_read() does. Returns a list: params; host_peak and device_peak; and,
+   one element per (component, where) cell some rule reached, in component then where order,
+   the columns component, where, bytes and source_only. Refuses what agmem_model_read() refuses
+   and any figure that is not finite, with an R error naming the argument. */
+SEXP agmem_training_memory(SEXP shapes, SEXP units, SEXP ops, SEXP batch_size, SEXP optimizer,
+                           SEXP device, SEXP dtype)
+{
+    agmem_arg_batches(batch_size, 1);
+    double batch = agmem_arg_batch(batch_size, 0);
+    agmem_model m;
+    agmem_model_read(shapes, units, ops, optimizer, device, dtype, &m);
+
+    agmem_cells cells;
+    double peak[AGMEM_N_WHERE];
+    agmem_model_fail fail = {AGMEM_MODEL_OK, 0, 0};
+    switch (agmem_model_eval(&m, batch, &cells, peak, &fail)) {
+    case AGMEM_MODEL_UNITS_OVERFLOW:
+        Rf_errorcall(R_NilValue,
+                     "`units` (element %lld, %.6g) times `batch_size` (%.0f) make the "
+                     "activation bytes overflow a double.", (long long) fail.op + 1,
+                     m.units[fail.op], batch);
+    case AGMEM_MODEL_CELL_OVERFLOW:
+        Rf_errorcall(R_NilValue, "The model's %s overflow a double.",
+                     agmem_component_names[fail.component]);
+    case AGMEM_MODEL_PEAK_OVERFLOW:
         Rf_errorcall(R_NilValue, "The model's peak overflows a double.");
+    default:
+        break;
+    }
+
+    int rows = 0;
+    for (int k = 0; k < AGMEM_N_COMPONENTS; k++)
+        for (int w = 0; w < AGMEM_N_WHERE; w++)
+            rows += cells.used[k][w];
 
     const char *names[] = {"params", "host_peak", "device_peak", "component", "where", "bytes",
                            "source_only", ""};
     SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
-    SET_VECTOR_ELT(out, 0, Rf_ScalarReal(params));
+    SET_VECTOR_ELT(out, 0, Rf_ScalarReal(m.params));
     SET_VECTOR_ELT(out, 1, Rf_ScalarReal(peak[AGMEM_HOST]));
     SET_VECTOR_ELT(out, 2, Rf_ScalarReal(peak[AGMEM_DEVICE]));
     SEXP comp = Rf_allocVector(STRSXP, rows);

@@ -148,3 +148,232 @@ test_that("the .Call entry point checks every argument it reads", {
   for (bad in list(NULL, -1, "0")) expect_error(call(frac = bad), "`activation_frac`")
   for (bad in list(NULL, list(), sum, list("a"))) expect_error(call(shapes = bad), "`shapes`")
 })
+
+# ---- planning on a model spec or a measured line ----
+
+# A random dense stack: 1 to 6 layers, widths mostly small, sometimes large.
+random_spec <- function() {
+  layers <- sample.int(6L, 1L)
+  big <- stats::runif(1) < 0.2
+  widths <- if (big) floor(stats::runif(layers + 1L, 1, 1e5)) else sample.int(4096L, layers + 1L)
+  ag_dense_stack(widths, activation = sample(c("relu", "sigmoid", "tanh", "none"), 1L),
+                 loss = sample(c("mse", "cross_entropy", "softmax_cross_entropy"), 1L),
+                 bias = stats::runif(1) < 0.8)
+}
+
+# The figure a plan compares with the budget, as ag_training_memory() returns it.
+peak_at <- function(spec, b, opt, device, dtype) {
+  mem <- ag_training_memory(spec, b, opt, device, dtype, quiet = TRUE)
+  if (device == "gpu") mem$device_peak else mem$host_peak
+}
+
+test_that("on a spec, the answer is the exact boundary of ag_training_memory()'s peak", {
+  set.seed(2024)
+  checked <- 0L
+  n <- iterations(300)
+  for (i in seq_len(n)) {
+    spec <- random_spec()
+    opt <- sample(c("adam", "sgd", "sgd_plain"), 1L)
+    device <- sample(c("cpu", "gpu"), 1L)
+    dtype <- if (device == "gpu") sample(c("f32", "f16", "bf16"), 1L) else "f32"
+    b0 <- sample(c(1L, sample.int(1e4, 1L), sample.int(.Machine$integer.max, 1L)), 1L)
+    at_b0 <- peak_at(spec, b0, opt, device, dtype)
+    # Half the budgets sit exactly on a figure (the sharpest boundary), half anywhere near it.
+    budget <- if (stats::runif(1) < 0.5) at_b0 else at_b0 * stats::runif(1, 0.5, 1.5)
+    b <- ag_max_batch_size(spec, budget, opt, device = device, dtype = dtype)
+    ok <- if (b == 0) {
+      peak_at(spec, 1, opt, device, dtype) > budget
+    } else if (b == .Machine$integer.max) {
+      peak_at(spec, b, opt, device, dtype) <= budget
+    } else {
+      peak_at(spec, b, opt, device, dtype) <= budget &&
+        peak_at(spec, b + 1, opt, device, dtype) > budget
+    }
+    if (!isTRUE(ok)) {
+      expect_true(ok, label = sprintf("case %d: b0 = %d, b = %.0f", i, b0, b))
+    }
+    checked <- checked + isTRUE(ok)
+  }
+  expect_identical(checked, n)
+})
+
+test_that("on a spec, a budget equal to the peak at a batch fits at least that batch", {
+  spec <- ag_dense_stack(c(784, 512, 512, 10))
+  for (b0 in c(1, 7, 64, 1000, 123456)) {
+    for (opt in c("adam", "sgd", "sgd_plain")) {
+      budget <- ag_training_memory(spec, b0, opt, quiet = TRUE)$host_peak
+      expect_gte(ag_max_batch_size(spec, budget, opt), b0)
+      expect_lt(ag_max_batch_size(spec, budget - 1, opt), b0)
+    }
+  }
+})
+
+test_that("a ggmlR model plans as its spec does", {
+  model <- fake_sequential(fake_linear(784, 512, "relu"), fake_linear(512, 10))
+  spec <- ag_model_spec(model)
+  expect_identical(ag_max_batch_size(model, "128 MB"), ag_max_batch_size(spec, "128 MB"))
+  expect_identical(ag_max_batch_size(model, "64 MB", "sgd", device = "gpu", dtype = "f16"),
+                   ag_max_batch_size(spec, "64 MB", "sgd", device = "gpu", dtype = "f16"))
+})
+
+test_that("margin, 0, Inf and the integer maximum on a spec", {
+  spec <- ag_dense_stack(c(784, 512, 10))
+  fixed_plus_one <- ag_training_memory(spec, 1, quiet = TRUE)$host_peak
+  expect_identical(ag_max_batch_size(spec, fixed_plus_one - 1), 0)
+  expect_identical(ag_max_batch_size(spec, 1e300), as.double(.Machine$integer.max))
+  expect_identical(ag_max_batch_size(spec, "1 GB", margin = 0.5), ag_max_batch_size(spec, "512 MB"))
+  # A list of tensors has no modelled activations: its peak does not grow with the batch.
+  tensors <- list(fake_tensor(c(100, 100)), fake_tensor(c(100, 1)))
+  fixed <- ag_training_memory(tensors, 1, quiet = TRUE)$host_peak
+  expect_identical(ag_max_batch_size(tensors, fixed), Inf)
+  expect_identical(ag_max_batch_size(tensors, fixed - 1), 0)
+})
+
+# A measurement as ag_measure_training_memory() returns it.
+measurement <- function(host = c(fixed = 50e6, per_sample = 1e5),
+                        device_line = c(fixed = 0, per_sample = 0), device = "cpu") {
+  structure(list(
+    line = list(host = host, device = device_line), device = device,
+    measurements = data.frame(batch_size = c(8, 32), host_peak = host[[1L]] + host[[2L]] * c(8, 32),
+                              device_peak = device_line[[1L]] + device_line[[2L]] * c(8, 32))
+  ), class = "ag_measured_memory")
+}
+
+test_that("on a measurement, the answer is the exact boundary of its line", {
+  set.seed(77)
+  n <- iterations(1000)
+  checked <- 0L
+  for (i in seq_len(n)) {
+    fixed <- stats::runif(1, -1e6, 1e10)
+    slope <- stats::runif(1) * 10^stats::runif(1, -3, 8)
+    gpu <- stats::runif(1) < 0.5
+    line <- c(fixed = fixed, per_sample = slope)
+    m <- if (gpu) {
+      measurement(c(fixed = 1, per_sample = 1), line, "gpu")
+    } else {
+      measurement(line)
+    }
+    b0 <- sample.int(1e7, 1L)
+    budget <- max(0, if (stats::runif(1) < 0.5) fixed + slope * b0 else stats::runif(1, 0, 2e10))
+    b <- ag_max_batch_size(m, budget)
+    at <- function(b) fixed + slope * b
+    ok <- if (b == 0) {
+      at(1) > budget
+    } else if (b == .Machine$integer.max) {
+      at(b) <= budget
+    } else {
+      at(b) <= budget && at(b + 1) > budget
+    }
+    if (!isTRUE(ok)) {
+      expect_true(ok, label = sprintf("case %d: b = %.0f", i, b))
+    }
+    checked <- checked + isTRUE(ok)
+  }
+  expect_identical(checked, n)
+})
+
+test_that("a measured line plans on the host for cpu and on the device for gpu", {
+  m <- measurement(c(fixed = 100, per_sample = 10))
+  expect_identical(ag_max_batch_size(m, 1000), 90)
+  expect_identical(ag_max_batch_size(m, 1000, device = "cpu"), 90)
+  expect_identical(ag_max_batch_size(m, 109), 0)
+  expect_identical(ag_max_batch_size(m, 1e300), as.double(.Machine$integer.max))
+  expect_identical(ag_max_batch_size(measurement(c(fixed = 100, per_sample = 0)), 100), Inf)
+  g <- measurement(c(fixed = 1e9, per_sample = 1e9), c(fixed = 100, per_sample = 20), "gpu")
+  expect_identical(ag_max_batch_size(g, 1000), 45)
+  expect_identical(ag_max_batch_size(g, 1000, margin = 0.5), 20)
+})
+
+test_that("arguments that do not apply, and a mismatched device, are errors that name them", {
+  spec <- ag_dense_stack(c(784, 512, 10))
+  m <- measurement()
+  g <- measurement(c(fixed = 1, per_sample = 1), c(fixed = 1, per_sample = 1), "gpu")
+  expect_snapshot(error = TRUE, {
+    ag_max_batch_size(mlp, "1 GB", device = "gpu")
+    ag_max_batch_size(mlp, "1 GB", dtype = "f16")
+    ag_max_batch_size(spec, "1 GB", activation_frac = 0.02)
+    ag_max_batch_size(spec, "1 GB", dtype = "f16")
+    ag_max_batch_size(spec, "1 GB", device = "tpu")
+    ag_max_batch_size(m, "1 GB", device = "gpu")
+    ag_max_batch_size(g, "1 GB", device = "cpu")
+    ag_max_batch_size(m, "1 GB", optimizer = "sgd")
+    ag_max_batch_size(m, "1 GB", dtype = "f32")
+    ag_max_batch_size(m, "1 GB", activation_frac = 0.01)
+    ag_max_batch_size(structure(list(line = 1, device = "cpu"), class = "ag_measured_memory"))
+    ag_max_batch_size(measurement(c(fixed = 1, per_sample = -5)), "1 GB")
+    ag_max_batch_size(measurement(c(fixed = NA, per_sample = 5)), "1 GB")
+    ag_max_batch_size(structure(list(line = list(host = c(fixed = 1, per_sample = 1),
+      device = c(fixed = 0, per_sample = 0)), device = "tpu"), class = "ag_measured_memory"))
+    ag_max_batch_size(spec, "1 GB", margin = 1)
+  })
+})
+
+test_that("a NULL budget on the gpu is the GPU's free memory or an error asking for it", {
+  spec <- ag_dense_stack(c(784, 512, 10))
+  # This machine has no GPU: the error names `budget` and never falls back to host RAM.
+  skip_if_not_installed("ggmlR")
+  api <- agmem:::ggmlr_device_api()
+  types <- vapply(seq_len(api$count()) - 1L, function(i) as.double(api$type(api$get(i))), 0)
+  skip_if(any(types %in% c(api$gpu, api$igpu)), "a GPU is present")
+  expect_snapshot(error = TRUE, ag_max_batch_size(spec, device = "gpu"))
+  expect_error(summary(ag_memory_sweep(spec, 1, device = "gpu")), "`budget`.*GPU")
+})
+
+test_that("the .Call entry points for a model and a line check every argument they read", {
+  spec <- ag_dense_stack(c(8, 4, 2))
+  flat <- agmem:::spec_ops(spec)
+  call <- function(shapes = spec$shapes, units = flat$units, ops = flat$ops, opt = "adam",
+                   dev = "cpu", dt = "f32", limit = 2^20) {
+    .Call(agmem:::agmem_max_batch_model, shapes, units, ops, opt, dev, dt, limit)
+  }
+  expect_identical(call(), ag_max_batch_size(spec, 2^20))
+  for (bad in list(NULL, "1", -1, NA, Inf, c(1, 2), list(1), factor(1))) {
+    expect_error(call(limit = bad), "`budget`")
+  }
+  for (bad in list(NULL, NA_character_, "ADAM", c("adam", "sgd"), factor("adam"))) {
+    expect_error(call(opt = bad), "`optimizer`")
+    expect_error(call(dev = bad), "`device`")
+    expect_error(call(dt = bad), "`dtype`")
+  }
+  for (bad in list(NULL, "a", list(), list("2"))) expect_error(call(shapes = bad), "`shapes`")
+  expect_error(call(units = flat$units[-1L]), "`units`")
+  expect_error(call(units = as.character(flat$units)), "`units`")
+  expect_error(call(ops = replace(flat$ops, 1L, "conv2d")), "`ops`")
+  expect_error(call(ops = replace(flat$ops, 1L, NA)), "`ops`")
+  expect_error(call(dt = "f16"), "`dtype` \"f16\" does not apply")
+  # Activations that overflow at some batch only mean that batch does not fit.
+  expect_identical(call(1, 1.5e308, "matmul", limit = 1e308), 0)
+  expect_lt(call(1, 1e300, "matmul", limit = 1e308), .Machine$integer.max)
+  expect_error(call(list(c(1e300, 1e7))), "overflow")
+
+  line <- function(fixed = 10, per_sample = 1, limit = 100) {
+    .Call(agmem:::agmem_max_batch_line, fixed, per_sample, limit)
+  }
+  expect_identical(line(), 90)
+  expect_identical(line(10L, 1L), 90)
+  for (bad in list(NULL, NA, NA_integer_, Inf, -Inf, NaN, c(1, 2), "1", list(1), factor(1))) {
+    expect_error(line(fixed = bad), "`fixed`")
+    expect_error(line(per_sample = bad), "`per_sample`")
+  }
+  expect_error(line(per_sample = -1), "`per_sample` must be >= 0")
+  for (bad in list(NULL, -1, NA, Inf, c(1, 2))) expect_error(line(limit = bad), "`budget`")
+  # A line whose peak overflows at some batch: that batch does not fit.
+  b <- line(0, 1e300, 1.5e308)
+  expect_true(b * 1e300 <= 1.5e308 && (b + 1) * 1e300 > 1.5e308)
+  expect_identical(line(-50, 1, 0), 50)
+})
+
+test_that("a real ggmlR model plans as the dense stack it is", {
+  skip_if_not_installed("ggmlR")
+  model <- ggmlR::ag_sequential(
+    ggmlR::ag_linear(784L, 512L, activation = "relu"),
+    ggmlR::ag_linear(512L, 10L)
+  )
+  stack <- ag_dense_stack(c(784, 512, 10))
+  for (device in c("cpu", "gpu")) {
+    expect_identical(ag_max_batch_size(model, "128 MB", device = device),
+                     ag_max_batch_size(stack, "128 MB", device = device))
+  }
+  expect_identical(ag_memory_sweep(model, c(1, 64))$host_peak,
+                   ag_memory_sweep(stack, c(1, 64))$host_peak)
+})

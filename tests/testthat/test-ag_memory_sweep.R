@@ -95,3 +95,66 @@ test_that("a sweep of more rows than a vector can hold is refused before any bat
   expect_error(.Call(agmem:::agmem_sweep, 1, multipliers, 0.01, seq_len(.Machine$integer.max)),
                "too many rows")
 })
+
+# ---- sweeps of a model or a measurement ----
+
+test_that("a model's sweep has every figure of ag_training_memory() for its rows", {
+  set.seed(5)
+  for (i in seq_len(iterations(20))) {
+    widths <- sample.int(2048L, sample(2:5, 1L))
+    spec <- ag_dense_stack(widths, sample(c("relu", "tanh", "none"), 1L))
+    device <- sample(c("cpu", "gpu"), 1L)
+    dtype <- if (device == "gpu") sample(c("f32", "f16", "bf16"), 1L) else "f32"
+    opts <- sample(c("adam", "sgd", "sgd_plain"), sample.int(3L, 1L))
+    batches <- sample.int(1e5, sample.int(5L, 1L))
+    sweep <- ag_memory_sweep(spec, batches, opts, device = device, dtype = dtype)
+    expect_s3_class(sweep, c("ag_memory_sweep", "data.frame"), exact = TRUE)
+    expect_identical(names(sweep), c("optimizer", "batch_size", "params",
+                                     agmem:::model_components, "host_peak", "device_peak"))
+    expect_identical(sweep$optimizer, rep(opts, each = length(batches)))
+    expect_identical(sweep$batch_size, rep(as.double(batches), length(opts)))
+    where <- if (device == "gpu") "device" else "host"
+    for (r in seq_len(nrow(sweep))) {
+      mem <- ag_training_memory(spec, sweep$batch_size[[r]], sweep$optimizer[[r]], device, dtype,
+                                quiet = TRUE)
+      expect_identical(sweep$host_peak[[r]], mem$host_peak)
+      expect_identical(sweep$device_peak[[r]], mem$device_peak)
+      expect_identical(sweep$params[[r]], mem$params)
+      here <- mem$components[mem$components$where == where, ]
+      for (k in seq_len(nrow(here))) {
+        expect_identical(sweep[[here$component[[k]]]][[r]], here$bytes[[k]])
+      }
+    }
+    expect_identical(attr(sweep, "plan")$device, device)
+  }
+})
+
+test_that("a measurement's sweep holds its line at each batch", {
+  m <- structure(list(
+    line = list(host = c(fixed = 5e7, per_sample = 1e5), device = c(fixed = 2e7, per_sample = 3e4)),
+    device = "gpu"
+  ), class = "ag_measured_memory")
+  sweep <- ag_memory_sweep(m, c(1, 10, 100))
+  expect_identical(names(sweep), c("optimizer", "batch_size", "fixed", "variable", "host_peak",
+                                   "device_peak"))
+  expect_identical(sweep$optimizer, rep("measured", 3L))
+  expect_identical(sweep$fixed, rep(2e7, 3L))
+  expect_identical(sweep$variable, 3e4 * c(1, 10, 100))
+  expect_identical(sweep$device_peak, 2e7 + 3e4 * c(1, 10, 100))
+  expect_identical(sweep$host_peak, 5e7 + 1e5 * c(1, 10, 100))
+  m$device <- "cpu"
+  expect_identical(ag_memory_sweep(m, 2)$device_peak, 0)
+  expect_error(ag_memory_sweep(m, 2, "adam"), "`optimizer` does not apply")
+})
+
+test_that("a model's or a measurement's sweep refuses bad arguments by name", {
+  spec <- ag_dense_stack(c(784, 512, 10))
+  expect_snapshot(error = TRUE, {
+    ag_memory_sweep(spec, batch_size = c(1, 0))
+    ag_memory_sweep(spec, batch_size = character(0))
+    ag_memory_sweep(spec, optimizer = "nadam")
+    ag_memory_sweep(spec, device = "tpu")
+    ag_memory_sweep(spec, activation_frac = 0.5)
+    ag_memory_sweep(mlp, device = "gpu")
+  })
+})

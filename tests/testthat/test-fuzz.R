@@ -39,6 +39,9 @@ maybe <- function(valid, shapes = FALSE) {
   if (stats::runif(1) < 0.5) valid else fuzz_value(shapes)
 }
 
+fuzz_spec <- ag_dense_stack(c(16, 8, 4))
+fuzz_flat <- agmem:::spec_ops(fuzz_spec)
+
 is_count <- function(x) is.double(x) && length(x) == 1L && !is.na(x) && x >= 0
 
 fuzz_calls <- list(
@@ -92,6 +95,28 @@ fuzz_calls <- list(
       .Call(agmem:::agmem_activation_frac, maybe(1e5), maybe(valid_shapes(), TRUE), maybe(4L))
     },
     ok = function(r) is_count(r) && is.finite(r)
+  ),
+  max_batch_model = list(
+    call = function() {
+      ag_max_batch_size(maybe(fuzz_spec), maybe("1 GB"), maybe("sgd"), margin = maybe(0.1),
+                        device = maybe("gpu"), dtype = maybe("f16"))
+    },
+    ok = function(r) is_count(r) && (is.infinite(r) || (r == floor(r) && r <= 2^31 - 1))
+  ),
+  sweep_model = list(
+    call = function() ag_memory_sweep(maybe(fuzz_spec), maybe(c(1, 8)), device = maybe("gpu")),
+    ok = function(r) inherits(r, "ag_memory_sweep") && all(is.finite(r$host_peak))
+  ),
+  call_max_batch_model = list(
+    call = function() {
+      .Call(agmem:::agmem_max_batch_model, maybe(fuzz_spec$shapes, TRUE), maybe(fuzz_flat$units),
+            maybe(fuzz_flat$ops), maybe("adam"), maybe("cpu"), maybe("f32"), maybe(2^30))
+    },
+    ok = function(r) is_count(r)
+  ),
+  call_max_batch_line = list(
+    call = function() .Call(agmem:::agmem_max_batch_line, maybe(1e6), maybe(1e3), maybe(2^30)),
+    ok = function(r) is_count(r)
   ),
   call_sweep = list(
     call = function() {

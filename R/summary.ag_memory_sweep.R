@@ -1,0 +1,83 @@
+#' The largest batch that fits, per optimizer, from a sweep
+#'
+#' For each optimizer of a sweep, the largest batch size that fits a budget,
+#' computed exactly as [ag_max_batch_size()] computes it on what the sweep was
+#' made from (plain shapes, a model or a measurement), and the largest batch
+#' of the sweep itself that fits.
+#'
+#' @param object A sweep from [ag_memory_sweep()].
+#' @param budget The memory to fit in, in any form [ag_max_batch_size()]
+#'   accepts; `NULL` means what it means there (the memory available on the
+#'   host for a sweep on the CPU, the GPU's free memory for one on the GPU).
+#' @param x A summary from `summary()` of a sweep.
+#' @param units How to write byte counts, as in [print.ag_memory_sweep()].
+#' @param ... Ignored.
+#'
+#' @return `summary()`: a data frame of class
+#'   `c("summary.ag_memory_sweep", "data.frame")`, one row per optimizer, with
+#'   the columns `optimizer`, `max_batch` (as [ag_max_batch_size()] returns it:
+#'   0 when batch 1 does not fit, `Inf` when any batch fits), `memory` (bytes:
+#'   the figure planned on at `max_batch`, `NA` when it is 0) and
+#'   `largest_swept` (the largest batch size of the sweep that fits, `NA` when
+#'   none does); the attributes `budget` (bytes) and `plan`. `print()`: `x`,
+#'   invisibly, after writing it with byte counts in readable units.
+#'
+#' @examples
+#' spec <- ag_dense_stack(c(784, 512, 512, 10))
+#' sweep <- ag_memory_sweep(spec, batch_size = 2^(0:12))
+#' summary(sweep, budget = "512 MB")
+#' print(summary(sweep, budget = 2^30), units = "si")
+#' @export
+summary.ag_memory_sweep <- function(object, budget = NULL, ...) {
+  plan <- sweep_plan(object)
+  if (!is.data.frame(object) || is.null(plan) ||
+    !all(c("optimizer", "batch_size", sweep_figure_column(plan)) %in% names(object))) {
+    stop_arg("`object` must be a sweep made by ag_memory_sweep(), with its rows and attributes.")
+  }
+  limit <- plan_budget(budget, plan)
+  frac <- attr(object, "activation_frac")
+  column <- sweep_figure_column(plan)
+  optimizers <- unique(object$optimizer)
+  rows <- lapply(optimizers, function(opt) {
+    b <- plan_max_batch(plan, opt, limit, frac)
+    at <- if (is.infinite(b)) 1 else b
+    memory <- if (b >= 1) plan_figure(plan, opt, at, frac) else NA_real_
+    swept <- object[object$optimizer == opt, , drop = FALSE]
+    fit <- swept$batch_size[swept[[column]] <= limit]
+    data.frame(optimizer = opt, max_batch = b, memory = memory,
+               largest_swept = if (length(fit) > 0L) max(fit) else NA_real_,
+               stringsAsFactors = FALSE)
+  })
+  out <- do.call(rbind, rows)
+  attr(out, "budget") <- limit
+  attr(out, "plan") <- plan
+  attr(out, "activation_frac") <- frac
+  class(out) <- c("summary.ag_memory_sweep", "data.frame")
+  out
+}
+
+#' @rdname summary.ag_memory_sweep
+#' @export
+print.summary.ag_memory_sweep <- function(x, units = "iec", ...) {
+  check_units(units)
+  plan <- attr(x, "plan")
+  planned <- switch(plan$kind,
+    formula = sprintf("the total of ggmlR's formula (activation_frac %s)",
+                      format(attr(x, "activation_frac"))),
+    model = sprintf("the %s_peak of ag_training_memory() (device \"%s\", %s)", plan$where,
+                    plan$device, plan$dtype),
+    measured = sprintf("the %s_peak of the measured line (device \"%s\")", plan$where,
+                       plan$device)
+  )
+  cat(sprintf("Largest batch that fits %s, on %s:\n",
+              format_bytes_scaled(attr(x, "budget"), units), planned))
+  text <- data.frame(
+    optimizer = x$optimizer,
+    max_batch = ifelse(is.infinite(x$max_batch), "any", format_count(x$max_batch)),
+    memory = ifelse(is.na(x$memory), "-", format_bytes_scaled(x$memory, units)),
+    largest_swept = ifelse(is.na(x$largest_swept), "none", format_count(x$largest_swept)),
+    stringsAsFactors = FALSE
+  )
+  print(text, row.names = FALSE, right = TRUE)
+  invisible(x)
+}
