@@ -11,6 +11,8 @@ static const R_CallMethodDef call_methods[] = {
     {"agmem_sweep", (DL_FUNC) &agmem_sweep, 4},
     {"agmem_training_memory", (DL_FUNC) &agmem_training_memory, 7},
     {"agmem_training_rules", (DL_FUNC) &agmem_training_rules, 0},
+    {"agmem_line_fit", (DL_FUNC) &agmem_line_fit, 2},
+    {"agmem_line_max_batch", (DL_FUNC) &agmem_line_max_batch, 3},
     {NULL, NULL, 0}
 };
 
