@@ -401,7 +401,8 @@ format.ag_measured_memory <- function(x, units = "iec", ...) {
       lines,
       sprintf("Check: a line fitted without batch size %s predicts there",
               formatC(ck$batch_size[[1L]], format = "d", big.mark = " ")),
-      sprintf("  %-6s %s, measured %s (%s)", ck$where, bytes(ck$predicted), bytes(ck$measured),
+      sprintf("  %-7s predicted %s, measured %s (%s)", paste0(ck$where, ":"),
+              bytes(ck$predicted), bytes(ck$measured),
               ifelse(is.na(ck$relative_error), "relative error not defined",
                      sprintf("%+.1f%%", 100 * ck$relative_error)))
     )
@@ -411,10 +412,10 @@ format.ag_measured_memory <- function(x, units = "iec", ...) {
     ))
   }
   if (!all(m$peak_reset)) {
-    lines <- c(lines, paste(
-      "Note: the kernel did not reset the peak (VmHWM) before the steps at batch size",
+    lines <- c(lines, paste0(
+      "Note: the kernel did not reset the peak (VmHWM) before the steps at batch size ",
       paste(m$batch_size[!m$peak_reset], collapse = ", "),
-      "; their peak counts from the start of the process."
+      "; the peak there counts from the start of its process."
     ))
   }
   trimws(lines, which = "right")
