@@ -4,8 +4,8 @@
 # describe (an embedding, multi-head attention and layer norm). Prints predicted against measured
 # with the relative error, and exits with status 1 unless every one is within 10%.
 #
-# Run: Rscript measure-step.R  (needs agmem, ggmlR and callr; Linux; about five minutes and
-# 1.5 GB of memory). Each measurement runs in a fresh R process, three steps per batch size.
+# Run: Rscript measure-step.R  (needs agmem, ggmlR and callr; Linux; about six minutes on two
+# shared cores, and 2.5 GB of memory). Each batch size runs in a fresh R process, three steps.
 
 for (pkg in c("agmem", "ggmlR", "callr")) {
   if (!requireNamespace(pkg, quietly = TRUE)) {
