@@ -102,6 +102,9 @@ SEXP agmem_training_memory(SEXP shapes, SEXP units, SEXP ops, SEXP batch_size, S
                            SEXP device, SEXP dtype);
 SEXP agmem_training_rules(void);
 
+/* ---- ag_measure_training_memory(): the line of a measured peak (line.c) ---- */
+SEXP agmem_line_fit(SEXP x, SEXP y);
+
 /* Codes of the names in rules.c's name tables; AGMEM_ANY in a rule matches every code. */
 #define AGMEM_ANY (-1)
 enum { AGMEM_ADAM, AGMEM_SGD, AGMEM_SGD_PLAIN, AGMEM_N_OPTIMIZERS };

@@ -13,6 +13,7 @@ static const R_CallMethodDef call_methods[] = {
     {"agmem_training_rules", (DL_FUNC) &agmem_training_rules, 0},
     {"agmem_max_batch_model", (DL_FUNC) &agmem_max_batch_model, 7},
     {"agmem_max_batch_line", (DL_FUNC) &agmem_max_batch_line, 3},
+    {"agmem_line_fit", (DL_FUNC) &agmem_line_fit, 2},
     {NULL, NULL, 0}
 };
 

@@ -1,0 +1,254 @@
+# Measurements built by hand, as ag_measure_training_memory() builds them from its child
+# processes: the line and the check are computed by the package's own code (measured_memory()).
+measurements <- function(batch_size, host_peak, device_peak = 0, reset = TRUE) {
+  data.frame(
+    batch_size = as.integer(batch_size), host_peak = host_peak, device_peak = device_peak,
+    seconds = seq_along(batch_size) * 0.25, peak_reset = reset
+  )
+}
+mib <- 2^20
+cpu3 <- measured_memory(
+  measurements(c(64, 128, 256, 1024), c(71.25, 82.5, 106, 290) * mib), "cpu", "0.8.8.1"
+)
+cpu2 <- measured_memory(measurements(c(8, 32), c(40, 100) * mib), "cpu", "0.8.8.1")
+gpu3 <- measured_memory(
+  measurements(c(32, 64, 128), c(100, 180, 340) * mib, c(150, 190, 270) * mib), "gpu", "0.8.8.1"
+)
+
+# ---- the .Call entry points ----
+
+test_that("the fit through two points is the line through them", {
+  expect_identical(.Call(agmem_line_fit, c(8L, 32L), c(100, 400)),
+                   c(fixed = 0, per_sample = 12.5))
+  expect_identical(.Call(agmem_line_fit, c(32, 8), c(400, 100)),
+                   c(fixed = 0, per_sample = 12.5))
+})
+
+test_that("the fit is least squares: it agrees with lm() on random points", {
+  set.seed(20)
+  agreed <- 0L
+  for (i in seq_len(iterations(200))) {
+    n <- sample(2:12, 1L)
+    x <- sample.int(4096L, n)
+    y <- stats::runif(1, 0, 1e9) + stats::runif(1, 0, 1e6) * x + stats::rnorm(n, sd = 1e6)
+    fit <- .Call(agmem_line_fit, x, y)
+    ref <- unname(stats::coef(stats::lm(y ~ x)))
+    ok <- isTRUE(all.equal(unname(fit), ref, tolerance = 1e-9))
+    if (!ok) {
+      expect_equal(unname(fit), ref, tolerance = 1e-9, label = sprintf("case %d", i))
+    }
+    agreed <- agreed + ok
+  }
+  expect_identical(agreed, iterations(200))
+})
+
+test_that("the fit refuses malformed arguments with an R error", {
+  expect_snapshot(error = TRUE, {
+    .Call(agmem_line_fit, "8", c(1, 2))
+    .Call(agmem_line_fit, factor(1:2), c(1, 2))
+    .Call(agmem_line_fit, c(1, 2), list(1, 2))
+    .Call(agmem_line_fit, c(1, 2), c(1, 2, 3))
+    .Call(agmem_line_fit, 1, 1)
+    .Call(agmem_line_fit, numeric(0), numeric(0))
+    .Call(agmem_line_fit, c(1, NA), c(1, 2))
+    .Call(agmem_line_fit, c(1, 2), c(1, Inf))
+    .Call(agmem_line_fit, c(1L, NA), c(1, 2))
+    .Call(agmem_line_fit, c(4, 4, 4), c(1, 2, 3))
+    .Call(agmem_line_fit, NULL, NULL)
+  })
+})
+
+test_that("a fit that overflows a double is an error, not Inf", {
+  expect_snapshot(error = TRUE, {
+    .Call(agmem_line_fit, c(1, 2), c(-1.7e308, 1.7e308))
+  })
+  expect_equal(.Call(agmem_line_fit, c(1, 2), c(-1e307, 1e307)),
+               c(fixed = -3e307, per_sample = 2e307))
+})
+
+# ---- the result ----
+
+test_that("the line is fitted on all points and checked on the largest without it", {
+  expect_identical(cpu3$line$host, .Call(agmem_line_fit, c(64L, 128L, 256L, 1024L),
+                                         c(71.25, 82.5, 106, 290) * mib))
+  expect_identical(cpu3$line$device, c(fixed = 0, per_sample = 0))
+  held_out <- unname(stats::coef(stats::lm(c(71.25, 82.5, 106) * mib ~ c(64, 128, 256))))
+  expect_equal(cpu3$check$predicted, held_out[[1]] + held_out[[2]] * 1024)
+  expect_identical(cpu3$check$measured, 290 * mib)
+  expect_identical(cpu3$check$batch_size, 1024L)
+  expect_equal(cpu3$check$relative_error, (cpu3$check$predicted - 290 * mib) / (290 * mib))
+  expect_identical(cpu3$check$where, "host")
+  expect_identical(gpu3$check$where, c("host", "device"))
+  # Through two points the device line is exact: 150 MiB at 32, 190 MiB at 64.
+  expect_equal(gpu3$check$predicted[[2]], (110 + 1.25 * 128) * mib)
+  expect_true(is.na(cpu2$check))
+  expect_identical(cpu2$line$host, c(fixed = 20 * mib, per_sample = 2.5 * mib))
+})
+
+test_that("format() and print() write the report in scaled units", {
+  expect_snapshot({
+    print(cpu3)
+    print(cpu2)
+    print(gpu3)
+    print(gpu3, units = "si")
+    print(cpu2, units = "MiB")
+  })
+  expect_identical(format(cpu3), utils::capture.output(print(cpu3)))
+  utils::capture.output(shown <- withVisible(print(cpu2)))
+  expect_false(shown$visible)
+  expect_identical(shown$value, cpu2)
+})
+
+test_that("the report notes a peak the kernel did not reset", {
+  m <- measured_memory(measurements(c(8, 32), c(40, 100) * mib, reset = c(TRUE, FALSE)), "cpu",
+                       "0.8.8.1")
+  expect_snapshot(print(m))
+})
+
+test_that("the report says when the host peak grows too little to trust the line", {
+  flat <- measured_memory(measurements(c(8, 16, 32), c(250, 260, 320) * mib), "cpu", "0.8.8.1")
+  expect_snapshot(print(flat))
+  expect_false(any(grepl("less than doubles", format(cpu3), fixed = TRUE)))
+  expect_false(any(grepl("less than doubles", format(gpu3), fixed = TRUE)))
+})
+
+test_that("format() refuses a bad unit", {
+  expect_snapshot(error = TRUE, format(cpu2, units = "furlongs"))
+})
+
+# ---- summary() ----
+
+test_that("summary() gives the largest batch for a budget by the line", {
+  s <- summary(cpu2, budget = "1 GB")
+  expect_s3_class(s, "summary.ag_measured_memory")
+  # 20 MiB + 2.5 MiB * b <= 1024 MiB: b <= 401.6.
+  expect_identical(s$max_batch, 401)
+  expect_identical(s$peak, 1022.5 * mib)
+  expect_identical(s$where, "host")
+  expect_null(s$host_peak)
+  g <- summary(gpu3, budget = 2^30)
+  expect_identical(g$where, "device")
+  expect_identical(g$max_batch, ag_max_batch_size(gpu3, budget = 2^30))
+  expect_equal(g$host_peak, gpu3$line$host[["fixed"]] + gpu3$line$host[["per_sample"]] *
+                 g$max_batch)
+})
+
+test_that("summary() prints what fits", {
+  flat <- measured_memory(measurements(c(8, 32), c(40, 40) * mib), "cpu", "0.8.8.1")
+  expect_snapshot({
+    summary(cpu2, budget = "1 GB")
+    summary(cpu2, budget = "16GB")
+    print(summary(cpu3, budget = "512 MiB"), units = "si")
+    summary(gpu3, budget = "8 GB")
+    summary(cpu2, budget = "20 MB")
+    summary(flat, budget = "1 GB")
+  })
+})
+
+test_that("summary() refuses a bad budget, and NULL for the device", {
+  expect_snapshot(error = TRUE, {
+    summary(cpu2, budget = "lots")
+    summary(cpu2, budget = -1)
+  })
+  # NULL on the device is the GPU's free memory, which this machine either cannot report
+  # (no ggmlR, or no GPU) or reports: then the answer is ag_max_batch_size()'s.
+  free <- tryCatch(gpu_free_memory(), error = function(e) NULL)
+  if (is.null(free)) {
+    expect_error(summary(gpu3), "`budget` is NULL, which for device \"gpu\"")
+  } else {
+    expect_identical(summary(gpu3)$max_batch, ag_max_batch_size(gpu3))
+  }
+})
+
+# ---- arguments ----
+
+test_that("bad arguments are errors that name the argument", {
+  step <- function(batch_size) NULL
+  expect_snapshot(error = TRUE, {
+    ag_measure_training_memory("step")
+    ag_measure_training_memory(step, batch_size = 8L)
+    ag_measure_training_memory(step, batch_size = c(8, NA))
+    ag_measure_training_memory(step, batch_size = c(0, 8))
+    ag_measure_training_memory(step, batch_size = c(8, 16.5))
+    ag_measure_training_memory(step, batch_size = c(8, 2^31))
+    ag_measure_training_memory(step, batch_size = c(8, 16, 8))
+    ag_measure_training_memory(step, batch_size = c("8", "16"))
+    ag_measure_training_memory(step, device = "tpu")
+    ag_measure_training_memory(step, quiet = NA)
+  })
+})
+
+test_that("batch sizes come back sorted integers", {
+  expect_identical(check_measure_batches(c(32, 8, 16)), c(8L, 16L, 32L))
+})
+
+test_that("a missing callr, ggmlR or /proc is a clear error", {
+  expect_snapshot(error = TRUE, {
+    check_measure_deps(has_callr = FALSE, has_ggmlr = TRUE, has_proc = TRUE)
+    check_measure_deps(has_callr = TRUE, has_ggmlr = FALSE, has_proc = TRUE)
+    check_measure_deps(has_callr = TRUE, has_ggmlr = TRUE, has_proc = FALSE)
+  })
+  expect_true(check_measure_deps(TRUE, TRUE, TRUE))
+})
+
+# ---- real measurements (ggmlR and callr) ----
+
+tiny_step <- function(batch_size, width = 64L) {
+  layer <- ggmlR::ag_linear(width, width)
+  opt <- ggmlR::optimizer_sgd(layer$params(), lr = 0.01)
+  x <- ggmlR::ag_tensor(matrix(stats::rnorm(width * batch_size), width, batch_size))
+  ggmlR::with_grad_tape(loss <- ggmlR::ag_mse_loss(layer$forward(x), x))
+  opt$step(ggmlR::backward(loss))
+  opt$zero_grad()
+}
+
+test_that("a real measurement of a tiny model", {
+  skip_if_not_installed("ggmlR")
+  skip_if_not_installed("callr")
+  skip_on_os(c("windows", "mac", "solaris"))
+  msgs <- character()
+  m <- withCallingHandlers(
+    ag_measure_training_memory(tiny_step, batch_size = c(16L, 4L), width = 32L),
+    message = function(e) {
+      msgs <<- c(msgs, conditionMessage(e))
+      invokeRestart("muffleMessage")
+    }
+  )
+  expect_s3_class(m, "ag_measured_memory")
+  expect_identical(m$measurements$batch_size, c(4L, 16L))
+  expect_true(all(m$measurements$host_peak >= 0))
+  expect_identical(m$measurements$device_peak, c(0, 0))
+  expect_true(all(m$measurements$peak_reset))
+  expect_identical(m$ggmlR_version, as.character(utils::packageVersion("ggmlR")))
+  expect_true(is.na(m$check))
+  expect_length(msgs, 4L)
+  expect_match(msgs[[1]], "batch size 4 (1 of 2)", fixed = TRUE)
+  expect_match(msgs[[4]], "batch size 16: done, [0-9.]+ s elapsed")
+})
+
+test_that("a real measurement in device mode reads the pools, quietly", {
+  skip_if_not_installed("ggmlR")
+  skip_if_not_installed("callr")
+  skip_on_os(c("windows", "mac", "solaris"))
+  expect_silent(m <- ag_measure_training_memory(tiny_step, c(4L, 8L), "gpu", quiet = TRUE))
+  # The pools hold at least the layer's f32 weights (64 x 64 + 64).
+  expect_true(all(m$measurements$device_peak >= (64 * 64 + 64) * 4))
+  expect_gt(m$line$device[["per_sample"]], 0)
+})
+
+test_that("an error in the step comes back with the child's message", {
+  skip_if_not_installed("ggmlR")
+  skip_if_not_installed("callr")
+  skip_on_os(c("windows", "mac", "solaris"))
+  failing <- function(batch_size) {
+    if (batch_size > 4L) stop("no data for batch ", batch_size)
+  }
+  expect_snapshot(error = TRUE, {
+    ag_measure_training_memory(failing, c(4L, 8L), quiet = TRUE)
+  })
+  quitting <- function(batch_size) quit(status = 3L)
+  expect_error(
+    ag_measure_training_memory(quitting, c(4L, 8L), quiet = TRUE),
+    "The R process measuring batch size 4 stopped without an R error", fixed = TRUE
+  )
+})
