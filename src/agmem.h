@@ -101,22 +101,37 @@ enum { AGMEM_WEIGHTS, AGMEM_GRADIENTS, AGMEM_OPTIMIZER_STATE, AGMEM_MASTER_WEIGH
 enum { AGMEM_HOST, AGMEM_DEVICE, AGMEM_N_WHERE };
 enum { AGMEM_MEASURED, AGMEM_SOURCE_ONLY, AGMEM_N_BASES };
 
-/* Bytes per parameter for an (optimizer, device, dtype), into one (component, where) cell. */
+/* Bytes per parameter for an (optimizer, device, dtype), into one (component, where) cell:
+   `bytes` at the peak once R's garbage collector has run; `alloc_step` and `alloc_once`, the
+   bytes the host allocates per training step and once (building the model and optimizer),
+   counted from ggmlR's source (0 where the row is not on the host or not counted). */
 typedef struct {
     int optimizer, device, dtype, component, where;
     double bytes;
     int basis;
     const char *cite;
+    double alloc_step, alloc_once;
 } agmem_param_rule;
 
-/* Bytes per unit and sample for an op (or a loss) on a device, into one (component, where). */
+/* Bytes per unit and sample for an op (or a loss) on a device, into one (component, where);
+   `alloc_step` as for a parameter rule. */
 typedef struct {
     const char *op;
     int device, component, where;
     double bytes;
     int basis;
     const char *cite;
+    double alloc_step;
 } agmem_unit_rule;
+
+/* One figure of the host's garbage-collection regime on a device (see rules.c). */
+enum { AGMEM_GC_STEPS, AGMEM_GC_ALLOC_SCALE, AGMEM_GC_ALLOC_OFFSET, AGMEM_GC_HEADROOM,
+       AGMEM_N_GC };
+typedef struct {
+    int device, figure;
+    double value;
+    const char *cite;
+} agmem_gc_rule;
 
 /* rules.c */
 extern const char *const agmem_optimizer_names[AGMEM_N_OPTIMIZERS];
@@ -129,6 +144,9 @@ extern const agmem_param_rule agmem_param_rules[];
 extern const R_xlen_t agmem_n_param_rules;
 extern const agmem_unit_rule agmem_unit_rules[];
 extern const R_xlen_t agmem_n_unit_rules;
+extern const char *const agmem_gc_names[AGMEM_N_GC];
+extern const agmem_gc_rule agmem_gc_rules[];
+extern const R_xlen_t agmem_n_gc_rules;
 int agmem_param_rule_matches(const agmem_param_rule *r, int optimizer, int device, int dtype);
 R_xlen_t agmem_unit_op_index(const char *name);
 

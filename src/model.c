@@ -90,6 +90,7 @@ typedef struct {
     double bytes[AGMEM_N_COMPONENTS][AGMEM_N_WHERE];
     int used[AGMEM_N_COMPONENTS][AGMEM_N_WHERE];
     int source_only[AGMEM_N_COMPONENTS][AGMEM_N_WHERE];
+    double alloc_step, alloc_once; /* host bytes allocated per step and once (source counts) */
 } agmem_cells;
 
 /* Adds b, from a rule of basis `basis`, to the (component, where) cell of c; refuses a sum that
@@ -122,6 +123,10 @@ static void add_param_rules(agmem_cells *c, double params, int optimizer, int de
                          "The model's %.6g parameters make its byte counts overflow a double.",
                          params);
         add_to_cell(c, r->component, r->where, b, r->basis);
+        if (r->where == AGMEM_HOST) {
+            c->alloc_step = agmem_keep(c->alloc_step + agmem_keep(params * r->alloc_step));
+            c->alloc_once = agmem_keep(c->alloc_once + agmem_keep(params * r->alloc_once));
+        }
         matched = 1;
     }
     if (matched)
@@ -160,6 +165,8 @@ static void add_unit_rules(agmem_cells *c, SEXP ops, SEXP units, R_xlen_t n_ops,
                              "`units` (element %lld, %.6g) times `batch_size` (%.0f) make the "
                              "activation bytes overflow a double.", (long long) i + 1, u, batch);
             add_to_cell(c, r->component, r->where, b, r->basis);
+            if (r->where == AGMEM_HOST)
+                c->alloc_step = agmem_keep(c->alloc_step + agmem_keep(per_rule * r->alloc_step));
             matched = 1;
         }
         if (!matched)
@@ -168,13 +175,51 @@ static void add_unit_rules(agmem_cells *c, SEXP ops, SEXP units, R_xlen_t n_ops,
     }
 }
 
+/* The host peak under R's garbage collector, for a device with gc rules in rules.c (the CPU):
+   R collects garbage only when its vector heap reaches a trigger, which starts at a fixed size
+   and grows with the heap that survives a collection. So the peak of a few steps is the bytes
+   allocated while no collection has run (scaled and offset as measured), at most the larger of
+   the first trigger's headroom and the heap once collections run (`collected`, the sum of the
+   host cells):
+       peak = max(0, min(scale * (once + steps * step) + offset, max(headroom, collected))).
+   Writes peak, allocated and headroom into out and returns 1; returns 0 (out untouched) for a
+   device without gc rules, whose host peak is the sum of its cells. Refuses a figure that is
+   not finite. */
+static int host_regime(const agmem_cells *c, int device, double collected, double *out)
+{
+    double fig[AGMEM_N_GC];
+    int seen = 0;
+    for (R_xlen_t i = 0; i < agmem_n_gc_rules; i++)
+        if (agmem_gc_rules[i].device == device) {
+            fig[agmem_gc_rules[i].figure] = agmem_gc_rules[i].value;
+            seen |= 1 << agmem_gc_rules[i].figure;
+        }
+    if (seen != (1 << AGMEM_N_GC) - 1)
+        return 0;
+    double steps_bytes = agmem_keep(fig[AGMEM_GC_STEPS] * c->alloc_step);
+    double counted = agmem_keep(c->alloc_once + steps_bytes);
+    double allocated = agmem_keep(agmem_keep(fig[AGMEM_GC_ALLOC_SCALE] * counted) +
+                                  fig[AGMEM_GC_ALLOC_OFFSET]);
+    if (!R_FINITE(allocated))
+        Rf_errorcall(R_NilValue, "The model's host allocations overflow a double.");
+    double ceiling = collected > fig[AGMEM_GC_HEADROOM] ? collected : fig[AGMEM_GC_HEADROOM];
+    double peak = allocated < ceiling ? allocated : ceiling;
+    out[0] = peak > 0.0 ? peak : 0.0;
+    out[1] = allocated;
+    out[2] = fig[AGMEM_GC_HEADROOM];
+    return 1;
+}
+
 /* .Call entry of ag_training_memory(). Accepts the shapes as agmem_count_params() does; units,
    a numeric vector of positive whole numbers, one per op (the output width of the op's layer);
    ops, a character vector of op names from the unit table (possibly empty); one batch_size from
    1 to INT_MAX; and optimizer, device and dtype, each one name of rules.c's name tables.
-   Returns a list: params; host_peak and device_peak, the sums, in row order, of the bytes of the
-   rows on the host and on the device; and, one element per (component, where) cell some rule
-   reached, in component then where order, the columns component, where, bytes and source_only.
+   Returns a list: params; host_peak and device_peak: the device's, the sum in row order of the
+   bytes of the rows on the device; the host's, that sum for the host rows, except on a device
+   with gc rules, where it is host_regime()'s peak; and, one element per (component, where) cell some rule
+   reached, in component then where order, the columns component, where, bytes and source_only;
+   then host_collected (the sum of the host cells), host_allocated and host_headroom, NA on a
+   device without gc rules.
    Refuses malformed arguments, a dtype that does not apply to the device and any figure that
    is not finite, with an R error naming the argument. */
 SEXP agmem_training_memory(SEXP shapes, SEXP units, SEXP ops, SEXP batch_size, SEXP optimizer,
@@ -205,9 +250,13 @@ SEXP agmem_training_memory(SEXP shapes, SEXP units, SEXP ops, SEXP batch_size, S
             }
     if (!R_FINITE(peak[AGMEM_HOST]) || !R_FINITE(peak[AGMEM_DEVICE]))
         Rf_errorcall(R_NilValue, "The model's peak overflows a double.");
+    double regime[3] = {NA_REAL, NA_REAL, NA_REAL};
+    if (host_regime(&cells, dev, peak[AGMEM_HOST], regime))
+        peak[AGMEM_HOST] = regime[0];
 
     const char *names[] = {"params", "host_peak", "device_peak", "component", "where", "bytes",
-                           "source_only", ""};
+                           "source_only", "host_collected", "host_allocated", "host_headroom",
+                           ""};
     SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
     SET_VECTOR_ELT(out, 0, Rf_ScalarReal(params));
     SET_VECTOR_ELT(out, 1, Rf_ScalarReal(peak[AGMEM_HOST]));
@@ -220,6 +269,13 @@ SEXP agmem_training_memory(SEXP shapes, SEXP units, SEXP ops, SEXP batch_size, S
     SET_VECTOR_ELT(out, 5, bytes);
     SEXP source = Rf_allocVector(LGLSXP, rows);
     SET_VECTOR_ELT(out, 6, source);
+    double collected = 0.0;
+    for (int k = 0; k < AGMEM_N_COMPONENTS; k++)
+        if (cells.used[k][AGMEM_HOST])
+            collected = agmem_keep(collected + cells.bytes[k][AGMEM_HOST]);
+    SET_VECTOR_ELT(out, 7, Rf_ScalarReal(R_FINITE(regime[1]) ? collected : NA_REAL));
+    SET_VECTOR_ELT(out, 8, Rf_ScalarReal(regime[1]));
+    SET_VECTOR_ELT(out, 9, Rf_ScalarReal(regime[2]));
     int r = 0;
     for (int k = 0; k < AGMEM_N_COMPONENTS; k++)
         for (int w = 0; w < AGMEM_N_WHERE; w++)
@@ -249,24 +305,27 @@ static SEXP column(SEXP list, int col, SEXPTYPE type, R_xlen_t n)
     return v;
 }
 
-/* .Call entry of the internal training_rules(): the two tables of rules.c as a list of two
+/* .Call entry of the internal training_rules(): the three tables of rules.c as a list of three
    lists of columns. `param`: optimizer, device, dtype ("any" for a wildcard), component,
-   where, bytes (per parameter), basis ("measured" or "source only") and cite. `unit`: op,
-   device, component, where, bytes (per unit and sample), basis and cite. Takes no argument. */
+   where, bytes (per parameter), basis ("measured" or "source only"), cite, alloc_step and
+   alloc_once. `unit`: op, device, component, where, bytes (per unit and sample), basis, cite and
+   alloc_step. `gc`: device, figure, value and cite. Takes no argument. */
 SEXP agmem_training_rules(void)
 {
-    const char *outer[] = {"param", "unit", ""};
+    const char *outer[] = {"param", "unit", "gc", ""};
     const char *pcols[] = {"optimizer", "device", "dtype", "component", "where", "bytes",
-                           "basis", "cite", ""};
-    const char *ucols[] = {"op", "device", "component", "where", "bytes", "basis", "cite", ""};
+                           "basis", "cite", "alloc_step", "alloc_once", ""};
+    const char *ucols[] = {"op", "device", "component", "where", "bytes", "basis", "cite",
+                           "alloc_step", ""};
+    const char *gcols[] = {"device", "figure", "value", "cite", ""};
     SEXP out = PROTECT(Rf_mkNamed(VECSXP, outer));
 
     R_xlen_t np = agmem_n_param_rules;
     SEXP p = Rf_mkNamed(VECSXP, pcols);
     SET_VECTOR_ELT(out, 0, p);
-    SEXP p_str[8];
-    for (int c = 0; c < 8; c++)
-        p_str[c] = column(p, c, c == 5 ? REALSXP : STRSXP, np);
+    SEXP p_str[10];
+    for (int c = 0; c < 10; c++)
+        p_str[c] = column(p, c, (c == 5 || c >= 8) ? REALSXP : STRSXP, np);
     for (R_xlen_t i = 0; i < np; i++) {
         const agmem_param_rule *r = &agmem_param_rules[i];
         SET_STRING_ELT(p_str[0], i, code_name(r->optimizer, agmem_optimizer_names));
@@ -277,14 +336,16 @@ SEXP agmem_training_rules(void)
         REAL(p_str[5])[i] = r->bytes;
         SET_STRING_ELT(p_str[6], i, Rf_mkChar(agmem_basis_names[r->basis]));
         SET_STRING_ELT(p_str[7], i, Rf_mkChar(r->cite));
+        REAL(p_str[8])[i] = r->alloc_step;
+        REAL(p_str[9])[i] = r->alloc_once;
     }
 
     R_xlen_t nu = agmem_n_unit_rules;
     SEXP u = Rf_mkNamed(VECSXP, ucols);
     SET_VECTOR_ELT(out, 1, u);
-    SEXP u_col[7];
-    for (int c = 0; c < 7; c++)
-        u_col[c] = column(u, c, c == 4 ? REALSXP : STRSXP, nu);
+    SEXP u_col[8];
+    for (int c = 0; c < 8; c++)
+        u_col[c] = column(u, c, (c == 4 || c == 7) ? REALSXP : STRSXP, nu);
     for (R_xlen_t i = 0; i < nu; i++) {
         const agmem_unit_rule *r = &agmem_unit_rules[i];
         SET_STRING_ELT(u_col[0], i, Rf_mkChar(r->op));
@@ -294,6 +355,21 @@ SEXP agmem_training_rules(void)
         REAL(u_col[4])[i] = r->bytes;
         SET_STRING_ELT(u_col[5], i, Rf_mkChar(agmem_basis_names[r->basis]));
         SET_STRING_ELT(u_col[6], i, Rf_mkChar(r->cite));
+        REAL(u_col[7])[i] = r->alloc_step;
+    }
+
+    R_xlen_t ng = agmem_n_gc_rules;
+    SEXP g = Rf_mkNamed(VECSXP, gcols);
+    SET_VECTOR_ELT(out, 2, g);
+    SEXP g_col[4];
+    for (int c = 0; c < 4; c++)
+        g_col[c] = column(g, c, c == 2 ? REALSXP : STRSXP, ng);
+    for (R_xlen_t i = 0; i < ng; i++) {
+        const agmem_gc_rule *r = &agmem_gc_rules[i];
+        SET_STRING_ELT(g_col[0], i, code_name(r->device, agmem_device_names));
+        SET_STRING_ELT(g_col[1], i, Rf_mkChar(agmem_gc_names[r->figure]));
+        REAL(g_col[2])[i] = r->value;
+        SET_STRING_ELT(g_col[3], i, Rf_mkChar(r->cite));
     }
     UNPROTECT(1);
     return out;
