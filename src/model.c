@@ -181,7 +181,8 @@ static void add_unit_rules(agmem_cells *c, SEXP ops, SEXP units, R_xlen_t n_ops,
    allocated while no collection has run (scaled and offset as measured), at most the larger of
    the first trigger's headroom and the heap once collections run (`collected`, the sum of the
    host cells):
-       peak = max(0, min(scale * (once + steps * step) + offset, max(headroom, collected))).
+       allocated = max(0, scale * (once + steps * step) + offset),
+       peak = min(allocated, max(headroom, collected)).
    Writes peak, allocated and headroom into out and returns 1; returns 0 (out untouched) for a
    device without gc rules, whose host peak is the sum of its cells. Refuses a figure that is
    not finite. */
@@ -202,9 +203,10 @@ static int host_regime(const agmem_cells *c, int device, double collected, doubl
                                   fig[AGMEM_GC_ALLOC_OFFSET]);
     if (!R_FINITE(allocated))
         Rf_errorcall(R_NilValue, "The model's host allocations overflow a double.");
+    if (allocated < 0.0)
+        allocated = 0.0;
     double ceiling = collected > fig[AGMEM_GC_HEADROOM] ? collected : fig[AGMEM_GC_HEADROOM];
-    double peak = allocated < ceiling ? allocated : ceiling;
-    out[0] = peak > 0.0 ? peak : 0.0;
+    out[0] = allocated < ceiling ? allocated : ceiling;
     out[1] = allocated;
     out[2] = fig[AGMEM_GC_HEADROOM];
     return 1;
