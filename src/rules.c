@@ -93,16 +93,36 @@ const agmem_param_rule agmem_param_rules[] = {
      "allocated per step: lr * g (R/autograd.R:1432; w - ... reuses it); held: the pre-step "
      "weight the tape keeps (R/autograd.R:347)", 8, 0},
 
-    /* ---- device "gpu" (ag_device("gpu")), resident weights: host side ---- */
+    /* ---- device "gpu" (ag_device("gpu")), resident weights: host side. Measured on ggml's
+       CPU backend as the RSS growth less the device pools (which a GPU keeps in its own
+       memory); uploads copy to a plain double vector first (as.numeric(), R/ag_device.R:1650)
+       and reads of a resident value download to an R double matrix (R/ag_device.R:1720-1734).
+       ---- */
+    {ANY, GPU, ANY, AGMEM_GRADIENTS, HOST, 8, MEASURED,
+     "issue #10 measurement (fit grid; source split): backward() installs the leaf gradients "
+     "in $grad as host doubles (R/autograd.R:1076, .ag_bwd_write_leaf_grads). Allocated: that "
+     "per step; once the weight's runif()/matrix() and its upload copy (R/autograd.R:1715, "
+     "142)", 8, 24},
+    {ADAM, GPU, ANY, AGMEM_BUILD_TRANSIENTS, HOST, 6, MEASURED,
+     "issue #10 measurement (fit grid): the rest of adam's fitted host bytes per parameter; "
+     "optimizer_adam() builds each device moment from a host zero matrix, downloading the "
+     "weight for its shape and copying the zeros to upload them (.ag_opt_zero_like, "
+     "R/autograd.R:1156-1162); per step the host gradient is uploaded (R/autograd.R:1565-1567)",
+     8, 48},
     {SGD, GPU, ANY, AGMEM_OPTIMIZER_STATE, HOST, 8, MEASURED,
-     "issue #10 measurement: the sgd velocity stays an R double matrix and the step runs on "
-     "the host (R/autograd.R:1407, 1429-1432)"},
+     "issue #10 measurement (fit grid; source split): the sgd velocity stays an R double "
+     "matrix (R/autograd.R:1407), built from a download of the weight", 8, 16},
+    {SGD, GPU, ANY, AGMEM_STEP_TRANSIENTS, HOST, 51, MEASURED,
+     "issue #10 measurement (fit grid): the rest of sgd's fitted host bytes per parameter; "
+     "the step runs on the host: the weight downloaded, momentum * velocity, lr * velocity "
+     "and the upload of the new weight (R/autograd.R:1424-1430)", 24, 0},
     {SGD_PLAIN, GPU, ANY, AGMEM_OPTIMIZER_STATE, HOST, 8, MEASURED,
-     "issue #10 measurement: optimizer_sgd() allocates the host velocity even with "
-     "momentum = 0 (R/autograd.R:1407)"},
-    {ADAM, GPU, ANY, AGMEM_BUILD_TRANSIENTS, HOST, 24, MEASURED,
-     "issue #10 measurement: transient host doubles while optimizer_adam() builds its device "
-     "moments (.ag_opt_zero_like, R/autograd.R:1156-1162)"},
+     "issue #10 measurement (fit grid; source split): optimizer_sgd() allocates the host "
+     "velocity even with momentum = 0 (R/autograd.R:1407)", 0, 16},
+    {SGD_PLAIN, GPU, ANY, AGMEM_STEP_TRANSIENTS, HOST, 35, MEASURED,
+     "issue #10 measurement (fit grid): the rest of sgd_plain's fitted host bytes per "
+     "parameter; the weight downloaded, lr * g and the upload of the new weight "
+     "(R/autograd.R:1424-1432)", 24, 0},
 
     /* ---- device "gpu": device side, persistent pool ---- */
     {ANY, GPU, F32, AGMEM_WEIGHTS, DEVICE, 4, MEASURED,
@@ -221,10 +241,27 @@ const agmem_unit_rule agmem_unit_rules[] = {
      "issue #10 measurement (fit grid, pass pool): the output layer with "
      "ag_softmax_cross_entropy_loss() over a layer without activation; computed on the host "
      "(R/autograd.R:864-893), its gradient uploaded for the backward graph"},
+
+    /* ---- device "gpu": host side (RSS growth less the device pools, see above) ---- */
+    {"input", GPU, AGMEM_ACTIVATIONS, HOST, 86, MEASURED,
+     "issue #10 measurement (fit grid): per input unit and sample on the host; the data's "
+     "upload copies it to a plain vector each step (R/ag_device.R:1650)", 8},
+    {"loss_mse", GPU, AGMEM_ACTIVATIONS, HOST, 0, MEASURED,
+     "issue #10 measurement (fit grid): per output unit and sample on the host with "
+     "ag_mse_loss(); the target's upload copy each step (R/autograd.R:782, R/ag_device.R:1650)",
+     8},
+    {"loss_cross_entropy", GPU, AGMEM_ACTIVATIONS, HOST, 56, MEASURED,
+     "issue #10 measurement (fit grid): per output unit and sample on the host with "
+     "ag_cross_entropy_loss(), which downloads pred and computes in R doubles "
+     "(R/autograd.R:831-849), and the gradient's upload copy", 56},
+    {"loss_softmax_cross_entropy", GPU, AGMEM_ACTIVATIONS, HOST, 105, MEASURED,
+     "issue #10 measurement (fit grid): per output unit and sample on the host with "
+     "ag_softmax_cross_entropy_loss(), which downloads the logits and computes in R doubles "
+     "(R/autograd.R:864-903), and the gradient's upload copy", 96},
 };
 const R_xlen_t agmem_n_unit_rules = sizeof agmem_unit_rules / sizeof agmem_unit_rules[0];
 
-/* The host's garbage-collection regime (model.c, host_regime()), CPU only: the validation
+/* The host's garbage-collection regime (model.c, host_regime()), for each device: the validation
  * measures the peak of building the model and `steps` training steps; until R's vector heap
  * reaches its first trigger (R's default 64 MiB, R_VSIZE in R's memory.c, less what is in use
  * at the start), nothing is collected and the peak follows the bytes allocated; after, the
@@ -246,7 +283,19 @@ const agmem_gc_rule agmem_gc_rules[] = {
      "issue #10 measurement (fit grid, configurations whose peak is R's first collection): "
      "the plateau, R's default vector trigger of 64 MiB less the heap in use after loading "
      "ggmlR and the data"},
+    {GPU, AGMEM_GC_STEPS, 3,
+     "issue #10 protocol: the peak of building the model and optimizer, then three steps"},
+    {GPU, AGMEM_GC_ALLOC_SCALE, 0.782,
+     "issue #10 measurement (fit grid, device \"gpu\", host RSS growth less the device pools, "
+     "configurations that end before R's first collection): measured per counted byte"},
+    {GPU, AGMEM_GC_ALLOC_OFFSET, -12288,
+     "issue #10 measurement (fit grid, device \"gpu\", the same configurations): the "
+     "intercept of that fit"},
+    {GPU, AGMEM_GC_HEADROOM, 54362112,
+     "issue #10 measurement (fit grid, device \"gpu\", configurations whose host peak is R's "
+     "first collection): the plateau"},
 };
+
 const R_xlen_t agmem_n_gc_rules = sizeof agmem_gc_rules / sizeof agmem_gc_rules[0];
 
 /* Whether parameter rule r applies to (optimizer, device, dtype), all codes in range. */

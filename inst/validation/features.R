@@ -1,9 +1,9 @@
 # features.R: what fit.R and validate.R compute from a measured configuration.
 
-# One row per configuration of m (columns widths, batch, optimizer, activation, loss): P (the
-# parameters), U_out_all (the output units of every layer x batch), U_hidden (the hidden units x
-# batch), U_output, U_input, and `counted`, the host bytes allocated by building the model and
-# 3 steps, from the alloc columns of agmem's rule table (device "cpu").
+# One row per configuration of m (columns widths, batch, optimizer, activation, loss, device): P
+# (the parameters), U_out_all (the output units of every layer x batch), U_hidden (the hidden
+# units x batch), U_output, U_input, and `counted`, the host bytes allocated by building the
+# model and 3 steps, from the alloc columns of agmem's rule table for the row's device.
 config_features <- function(m) {
   rules <- agmem:::training_rules()
   w <- lapply(strsplit(m$widths, "-", fixed = TRUE), as.numeric)
@@ -17,11 +17,13 @@ config_features <- function(m) {
   pr <- rules$param
   ur <- rules$unit
   for (i in seq_len(nrow(m))) {
-    sel <- pr$device == "cpu" & pr$where == "host" & pr$optimizer %in% c("any", m$optimizer[i])
+    dev <- m$device[i]
+    sel <- pr$device == dev & pr$where == "host" & pr$optimizer %in% c("any", m$optimizer[i]) &
+      pr$dtype %in% c("any", "f32")
     once <- p[i] * sum(pr$alloc_once[sel])
     step <- p[i] * sum(pr$alloc_step[sel])
     unit_step <- function(op, units) {
-      units * b[i] * sum(ur$alloc_step[ur$op == op & ur$device == "cpu"])
+      units * b[i] * sum(ur$alloc_step[ur$op == op & ur$device == dev & ur$where == "host"])
     }
     step <- step + unit_step("input", inp[i]) +
       unit_step("matmul", hidden[i] + out[i]) + unit_step("add", hidden[i] + out[i]) +
@@ -31,6 +33,21 @@ config_features <- function(m) {
   }
   data.frame(P = p, U_out_all = (hidden + out) * b, U_hidden = hidden * b, U_output = out * b,
              U_input = inp * b, counted = counted)
+}
+
+# The host bytes beyond the baseline that R and ggmlR's host code hold: in device "gpu", the
+# RSS growth less the device pools, which ggml's CPU backend keeps in host memory here and a
+# real GPU would keep on the device.
+host_measured <- function(d) {
+  ifelse(d$device == "gpu", d$peak - d$pass_pool - d$persistent_pool, d$peak)
+}
+
+# The features of the "collected" host term on the GPU, where only the optimizer's host side,
+# the data's upload and the host-side losses stay on the host (ag_mse_loss() runs on the device;
+# a figure of its own for the target's upload fits negative, so it is left to the data's).
+collected_features_gpu_host <- function(d) {
+  collected_features(d)[, c("P_adam", "P_sgd", "P_sgd_plain", "loss_cross_entropy",
+                            "loss_softmax_cross_entropy", "input")]
 }
 
 # The linear features of the "collected" term, one column per rule figure.

@@ -2,7 +2,9 @@
 #
 #   Rscript inst/validation/fit.R [measurements-fit.csv [fits.rds]]
 #
-# Host, device "cpu". The model (src/model.c, host_regime()) is
+# Host, device "cpu" (and device "gpu", where the host is the RSS growth less the device pools
+# and only the optimizer's host side, the uploads and the host-side losses count). The model
+# (src/model.c, host_regime()) is
 #   peak = max(0, min(scale * counted + offset, max(headroom, collected)))
 # where `counted` is the bytes allocated by building the model and 3 steps, counted from ggmlR's
 # source (the alloc_step and alloc_once columns of the rule table, read from the installed
@@ -34,9 +36,8 @@ wls <- function(y, x, w) {
   cf
 }
 
-fit_host <- function(d, iters = 50L) {
-  XL <- collected_features(d)
-  y <- d$peak
+fit_host <- function(d, XL, iters = 50L) {
+  y <- host_measured(d)
   w <- 1 / pmax(y, 8 * MB)^2
   big <- y > 80 * MB
   l <- wls(y[big], XL[big, ], w[big])
@@ -60,16 +61,18 @@ fit_host <- function(d, iters = 50L) {
   list(alloc = al, collected = l, headroom = h, regime = reg, iterations = it)
 }
 
+print_host <- function(f, what, n) {
+  cat(sprintf("host (%s), %d configurations, %d iterations\n", what, n, f$iterations))
+  print(table(regime = f$regime))
+  cat(sprintf("  alloc_scale  %.4f\n  alloc_offset %.0f B (%.2f MiB)\n  headroom     %.0f B (%.2f MiB)\n",
+              f$alloc[["scale"]], f$alloc[["offset"]], f$alloc[["offset"]] / MB,
+              f$headroom, f$headroom / MB))
+  cat("  collected, bytes per parameter or per unit and sample:\n")
+  print(round(f$collected, 2))
+}
 cpu <- m[m$device == "cpu", ]
-f <- fit_host(cpu)
-cat(sprintf("host (device \"cpu\"), %d configurations, %d iterations\n", nrow(cpu),
-            f$iterations))
-print(table(regime = f$regime))
-cat(sprintf("  alloc_scale  %.4f\n  alloc_offset %.0f B (%.2f MiB)\n  headroom     %.0f B (%.2f MiB)\n",
-            f$alloc[["scale"]], f$alloc[["offset"]], f$alloc[["offset"]] / MB,
-            f$headroom, f$headroom / MB))
-cat("  collected, bytes per parameter or per unit and sample:\n")
-print(round(f$collected, 2))
+f <- fit_host(cpu, collected_features(cpu))
+print_host(f, "device \"cpu\"", nrow(cpu))
 
 gpu <- m[m$device == "gpu", ]
 XG <- collected_features(gpu)
@@ -81,4 +84,8 @@ cat("  pass pool, bytes per parameter or per unit and sample (const: bytes):\n")
 print(round(pass, 2))
 cat("  persistent pool: bytes per parameter, adam's extra, const:\n")
 print(round(persist, 2))
-if (length(args) > 1L) saveRDS(list(host = f, pass = pass, persistent = persist), args[[2L]])
+fg <- fit_host(gpu, collected_features_gpu_host(gpu))
+print_host(fg, "device \"gpu\", RSS growth less the device pools", nrow(gpu))
+if (length(args) > 1L) {
+  saveRDS(list(host = f, pass = pass, persistent = persist, gpu_host = fg), args[[2L]])
+}

@@ -2,7 +2,8 @@
 #
 # grid_fit() is what the rule figures of src/rules.c are fitted on; grid_holdout() is what the
 # goal is judged on, drawn with another seed and with no configuration in common with the fit
-# grid; grid_subset() is a small part of the holdout grid for CI (a few minutes on 2 cores).
+# grid; grid_large() is a second holdout of large batches and models; grid_subset() is the part
+# of the holdout grid CI runs (a few minutes on 2 cores).
 # A configuration is: widths (input first, "-"-separated), batch, optimizer, activation, loss and
 # device. Each is kept under ~1.5 GB of host memory and ~6e8 parameter-samples of work (about
 # 3 s of reference BLAS per three steps).
@@ -13,8 +14,9 @@ grid_inputs <- c(grid_widths, 784)
 grid_batches <- 2^(0:11)
 
 # n configurations drawn with seed: balanced over device, optimizer, activation and loss, with
-# random widths (1 to 6 layers), input and output widths and a batch, rejecting what is too big.
-draw_grid <- function(n, seed, exclude = character(0)) {
+# random widths (1 to 6 layers), input and output widths and a batch from `batches`, rejecting
+# what is too big (more than max_work parameter-samples, or about 1.2 GB of host memory).
+draw_grid <- function(n, seed, exclude = character(0), batches = grid_batches, max_work = 6e8) {
   set.seed(seed)
   levels <- expand.grid(optimizer = c("adam", "sgd", "sgd_plain"),
                         activation = c("relu", "sigmoid", "tanh", "none"),
@@ -31,10 +33,10 @@ draw_grid <- function(n, seed, exclude = character(0)) {
     input <- sample(grid_inputs, 1L)
     output <- if (stats::runif(1) < 0.5) sample(grid_outputs, 1L) else sample(grid_widths, 1L)
     widths <- c(input, hidden, output)
-    batch <- sample(grid_batches, 1L)
+    batch <- sample(batches, 1L)
     params <- sum(widths[-length(widths)] * widths[-1L] + widths[-1L])
     units <- sum(widths) * batch
-    if (params * batch > 6e8 || 110 * params + 400 * units > 1.2e9 || params < 64) next
+    if (params * batch > max_work || 110 * params + 400 * units > 1.2e9 || params < 64) next
     key <- config_key(paste(widths, collapse = "-"), batch, lv$optimizer, lv$activation,
                       lv$loss, device)
     if (key %in% keys) next
@@ -57,18 +59,18 @@ grid_keys <- function(g) {
 grid_fit <- function() draw_grid(240L, 20261203L)
 grid_holdout <- function() draw_grid(150L, 777L, exclude = grid_keys(grid_fit()))
 
-# The CI subset: holdout configurations of little work, every optimizer, activation, loss and
-# device among them.
+# A second holdout of large batches (256 to 2048) and up to 4e9 parameter-samples of work
+# (about 20 s each): where the fit grid, capped at 6e8, has few configurations.
+grid_large <- function() {
+  draw_grid(45L, 4242L, exclude = c(grid_keys(grid_fit()), grid_keys(grid_holdout())),
+            batches = 2^(8:11), max_work = 4e9)
+}
+
+# The CI subset: the 100 holdout configurations of least work (parameters x batch), which
+# cover every optimizer, activation, loss and device; a few minutes on 2 cores.
 grid_subset <- function() {
   h <- grid_holdout()
   w <- lapply(strsplit(h$widths, "-", fixed = TRUE), as.numeric)
   work <- vapply(w, function(x) sum(x[-length(x)] * x[-1L]), numeric(1)) * h$batch
-  h <- h[order(work), ]
-  h <- h[seq_len(min(nrow(h), 60L)), ]
-  h[sort(sample_rows(h, 30L)), ]
-}
-sample_rows <- function(h, n) {
-  # every 2nd cheap configuration, deterministic
-  idx <- seq(1L, nrow(h), by = 2L)
-  idx[seq_len(min(n, length(idx)))]
+  h[sort(order(work)[seq_len(min(nrow(h), 100L))]), ]
 }

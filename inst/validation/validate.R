@@ -75,8 +75,9 @@ if (nzchar(opt$from_csv)) {
   m <- utils::read.csv(opt$from_csv, stringsAsFactors = FALSE)
   grid_name <- basename(opt$from_csv)
 } else {
-  g <- switch(opt$grid, fit = grid_fit(), holdout = grid_holdout(), subset = grid_subset(),
-              stop("`--grid` must be fit, holdout or subset", call. = FALSE))
+  g <- switch(opt$grid, fit = grid_fit(), holdout = grid_holdout(), large = grid_large(),
+              subset = grid_subset(),
+              stop("`--grid` must be fit, holdout, large or subset", call. = FALSE))
   if (nzchar(opt$out) && file.exists(opt$out)) stop("`--out` exists already: ", opt$out)
   t0 <- proc.time()[["elapsed"]]
   m <- measure_grid(g, opt$out)
@@ -103,6 +104,10 @@ pred <- lapply(seq_len(nrow(m)), function(i) {
 })
 pred <- do.call(rbind, pred)
 m$measured <- ifelse(m$device == "cpu", m$peak, m$pass_pool + m$persistent_pool)
+# In device "gpu", the host as well: the RSS growth less the device pools, which ggml's CPU
+# backend keeps in host memory here (not part of the goal: a GPU would hold them itself).
+m$host_measured <- ifelse(m$device == "gpu", m$peak - m$pass_pool - m$persistent_pool, NA)
+m$host_agmem <- ifelse(m$device == "gpu", pred[, "host"], NA)
 m$agmem <- ifelse(m$device == "cpu", pred[, "host"], pred[, "device"])
 m$ggmlr <- pred[, "formula"]
 m$ratio_agmem <- m$agmem / m$measured
@@ -130,14 +135,27 @@ for (dev in c("cpu", "gpu")) {
   if (!nrow(d)) next
   what <- if (dev == "cpu") "host peak, device \"cpu\"" else "device pools, device \"gpu\""
   rel <- ((d$agmem - d$measured) / d$measured)[d$measured > 0]
+  rel_big <- ((d$agmem - d$measured) / d$measured)[d$measured >= 8e6]
   frac <- mean(d$within)
   ok <- frac >= 0.9 && !any(d$under25)
   goal_ok <- goal_ok && ok
   cat(sprintf(paste0("%s: %d configurations, %.1f%% within max(15%%, 8 MB) (ggmlR's formula:",
-                     " %.1f%%), worst under-prediction %.1f%%, worst over-prediction %.1f%%,",
+                     " %.1f%%), worst under-prediction %.1f%%, worst over-prediction %.1f%%",
+                     " (%.1f%% of those measured at 8 MB or more),",
                      " %d under-predicted by more than 25%%: goal %s\n"),
               what, nrow(d), 100 * frac, 100 * mean(d$within_ggmlr), 100 * min(0, rel),
-              100 * max(0, rel), sum(d$under25), if (ok) "met" else "MISSED"))
+              100 * max(0, rel), 100 * max(0, rel_big), sum(d$under25),
+              if (ok) "met" else "MISSED"))
+}
+g <- m[m$device == "gpu", ]
+if (nrow(g)) {
+  ok <- abs(g$host_agmem - g$host_measured) <= pmax(0.15 * g$host_measured, 8e6)
+  rel <- ((g$host_agmem - g$host_measured) / g$host_measured)[g$host_measured >= 8e6]
+  cat(sprintf(paste0("(not in the goal) host, device \"gpu\", RSS growth less the pools:",
+                     " %.1f%% within max(15%%, 8 MB), %d under-predicted by more than 25%%,",
+                     " worst %.1f%% / %.1f%% (of those measured at 8 MB or more)\n"),
+              100 * mean(ok), sum(g$host_agmem < 0.75 * g$host_measured), 100 * min(0, rel),
+              100 * max(0, rel)))
 }
 cat(sprintf("grid %s on %s, R %s, ggmlR %s\n", grid_name, Sys.info()[["nodename"]],
             getRversion(), if (have_ggmlr) as.character(utils::packageVersion("ggmlR")) else "-"))
