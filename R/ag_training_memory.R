@@ -69,7 +69,8 @@
 #'   `headroom` (the collector's first trigger), `collected` (the sum of the
 #'   host components) and `binding` (`"allocated"`, `"headroom"` or
 #'   `"collected"`: the one that is the host peak); `NULL` with `"gpu"`, whose
-#'   host peak is the sum of its components. Unless `quiet`, the report of [format()][format.ag_training_memory]
+#'   host peak is the sum of its components. Unless `quiet`, the report of
+#'   [format()][format.ag_training_memory]
 #'   is printed.
 #'
 #' @seealso [ag_dense_stack()], [ag_model_spec()],

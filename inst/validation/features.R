@@ -58,7 +58,8 @@ collected_features <- function(d) {
     matmul_add = U_out_all,
     relu = U_hidden * (activation == "relu"), sigmoid = U_hidden * (activation == "sigmoid"),
     tanh = U_hidden * (activation == "tanh"),
-    loss_mse = U_output * (loss == "mse"), loss_cross_entropy = U_output * (loss == "cross_entropy"),
+    loss_mse = U_output * (loss == "mse"),
+    loss_cross_entropy = U_output * (loss == "cross_entropy"),
     loss_softmax_cross_entropy = U_output * (loss == "softmax_cross_entropy"),
     input = U_input))
 }

@@ -1,14 +1,14 @@
 # measure-one.R: the peak memory of three training steps of one dense stack, in this R process.
 #
 # Run it in a fresh R process (validate.R does, one process per configuration):
-#   Rscript inst/validation/measure-one.R --widths=256,128,10 --batch=64 --optimizer=adam \
-#     --activation=relu --loss=mse --device=cpu
+#   Rscript inst/validation/measure-one.R --widths=256,128,10 --batch=64 \
+#     --optimizer=adam --activation=relu --loss=mse --device=cpu (any of them may be left out)
 # It prints one line, "RESULT,<name>=<value>,...", with the measured peak and pool sizes.
 #
 # Protocol (one configuration):
 #   1. load ggmlR (and, for device "gpu", call ag_device("gpu")), then warm its code up with
 #      three steps of a tiny model of the same activation, loss and optimizer;
-#   2. create the data X [input width x batch] and Y [output width x batch];
+#   2. create the data X [input width x batch] and Y [output width x batch] (data_x, data_y);
 #   3. gc(), then read VmRSS from /proc/self/status as the baseline, and reset VmHWM to it by
 #      writing "5" to /proc/self/clear_refs (checked: VmHWM must drop to within 1 MB of VmRSS);
 #   4. build the layers (ag_linear()) and the optimizer;
@@ -73,15 +73,15 @@ make_data <- function(widths, batch, loss) {
     y[cbind(cls, seq_len(batch))] <- 1
     y
   }
-  list(X = ag_tensor(x), Y = ag_tensor(y))
+  list(x = ag_tensor(x), y = ag_tensor(y))
 }
 pools <- c(pass = 0, persistent = 0)
-train <- function(layers, optimizer, X, Y, steps, read_pools = FALSE) {
+train <- function(layers, optimizer, data_x, data_y, steps, read_pools = FALSE) {
   for (s in seq_len(steps)) {
     with_grad_tape({
-      h <- X
+      h <- data_x
       for (l in layers) h <- l$forward(h)
-      loss <- loss_fn(h, Y)
+      loss <- loss_fn(h, data_y)
     })
     grads <- backward(loss)
     optimizer$step(grads)
@@ -100,13 +100,13 @@ set.seed(as.integer(opt$seed))
 warm_w <- c(4L, rep(3L, max(0L, length(widths) - 2L)), 2L)
 warm <- build(warm_w, opt$activation)
 warm_data <- make_data(warm_w, 2L, opt$loss)
-train(warm, make_optimizer(warm, opt$optimizer), warm_data$X, warm_data$Y, 3L)
+train(warm, make_optimizer(warm, opt$optimizer), warm_data$x, warm_data$y, 3L)
 rm(warm, warm_data)
 
 # 2. the data
 data <- make_data(widths, batch, opt$loss)
-X <- data$X
-Y <- data$Y
+data_x <- data$x
+data_y <- data$y
 rm(data)
 
 # 3. baseline, and VmHWM reset to it
@@ -125,7 +125,7 @@ reset_ok <- reset_ok && (hwm0 - rss0) < 1024^2
 t0 <- proc.time()[["elapsed"]]
 layers <- build(widths, opt$activation)
 optimizer <- make_optimizer(layers, opt$optimizer)
-train(layers, optimizer, X, Y, steps, read_pools = opt$device == "gpu")
+train(layers, optimizer, data_x, data_y, steps, read_pools = opt$device == "gpu")
 elapsed <- proc.time()[["elapsed"]] - t0
 
 # 6. the peak

@@ -39,8 +39,8 @@ measure_config <- function(cfg) {
   out <- suppressWarnings(system2(rscript, a, stdout = TRUE, stderr = TRUE))
   line <- grep("^RESULT,", out, value = TRUE)
   if (length(line) != 1L) {
-    message("failed: ", config_key(cfg$widths, cfg$batch, cfg$optimizer, cfg$activation,
-                                   cfg$loss, cfg$device), "\n", paste(utils::tail(out, 5), collapse = "\n"))
+    key <- config_key(cfg$widths, cfg$batch, cfg$optimizer, cfg$activation, cfg$loss, cfg$device)
+    message("failed: ", key, "\n", paste(utils::tail(out, 5), collapse = "\n"))
     return(NULL)
   }
   kv <- strsplit(strsplit(sub("^RESULT,", "", line), ",", fixed = TRUE)[[1]], "=", fixed = TRUE)
@@ -87,9 +87,11 @@ if (nzchar(opt$from_csv)) {
 if (identical(opt$measure_only, "true")) quit(status = 0)
 
 # ---- predictions and the goal ----
-if (!requireNamespace("agmem", quietly = TRUE)) stop("validate.R needs agmem installed", call. = FALSE)
+if (!requireNamespace("agmem", quietly = TRUE)) {
+  stop("validate.R needs agmem installed", call. = FALSE)
+}
 have_ggmlr <- requireNamespace("ggmlR", quietly = TRUE)
-MB <- 2^20
+mib <- 2^20
 pred <- lapply(seq_len(nrow(m)), function(i) {
   widths <- as.numeric(strsplit(m$widths[i], "-", fixed = TRUE)[[1]])
   spec <- agmem::ag_dense_stack(widths, m$activation[i], m$loss[i])
@@ -116,12 +118,13 @@ m$within <- abs(m$agmem - m$measured) <= pmax(0.15 * m$measured, 8e6)
 m$under25 <- m$agmem < 0.75 * m$measured
 m$within_ggmlr <- abs(m$ggmlr - m$measured) <= pmax(0.15 * m$measured, 8e6)
 
-fmt_mb <- function(x) sprintf("%9.2f", x / MB)
+fmt_mb <- function(x) sprintf("%9.2f", x / mib)
 fmt_ratio <- function(x) ifelse(is.finite(x), sprintf("%6.2f", x), "     -")
 cat(sprintf("%-34s %5s %-9s %-7s %-21s %-4s %9s %9s %9s %6s %6s\n", "widths", "batch", "optimizer",
             "act", "loss", "dev", "measured", "agmem", "ggmlR", "a/m", "g/m"))
 for (i in seq_len(nrow(m))) {
-  cat(sprintf("%-34s %5d %-9s %-7s %-21s %-4s %s %s %s %s %s%s\n", m$widths[i], as.integer(m$batch[i]),
+  cat(sprintf("%-34s %5d %-9s %-7s %-21s %-4s %s %s %s %s %s%s\n", m$widths[i],
+              as.integer(m$batch[i]),
               m$optimizer[i], m$activation[i], m$loss[i], m$device[i], fmt_mb(m$measured[i]),
               fmt_mb(m$agmem[i]), fmt_mb(m$ggmlr[i]), fmt_ratio(m$ratio_agmem[i]),
               fmt_ratio(m$ratio_ggmlr[i]), if (m$within[i]) "" else "  *"))

@@ -53,7 +53,11 @@ reference_memory <- function(spec, batch, optimizer, device, dtype) {
                        fig[["alloc_offset"]])
     binding <- if (allocated < max(fig[["headroom"]], host)) {
       "allocated"
-    } else if (host > fig[["headroom"]]) "collected" else "headroom"
+    } else if (host > fig[["headroom"]]) {
+      "collected"
+    } else {
+      "headroom"
+    }
     regime <- list(allocated = allocated, headroom = fig[["headroom"]], collected = host,
                    binding = binding)
     host <- min(allocated, max(fig[["headroom"]], host))
@@ -70,21 +74,6 @@ reference_memory <- function(spec, batch, optimizer, device, dtype) {
     ),
     host_regime = regime
   )
-}
-
-# The host figures of the rule table for device "cpu", by component or op (summed over rows).
-cpu_param <- function(optimizer, column = "bytes") {
-  p <- training_rules()$param
-  sel <- p$device == "cpu" & p$optimizer %in% c("any", optimizer)
-  tapply(p[[column]][sel], p$component[sel], sum)
-}
-cpu_unit <- function(op, column = "bytes") {
-  u <- training_rules()$unit
-  sum(u[[column]][u$device == "cpu" & u$op == op])
-}
-gc_figure <- function(name) {
-  g <- training_rules()$gc
-  g$value[g$device == "cpu" & g$figure == name]
 }
 
 test_that("a relu layer on the CPU costs the fitted figures, worked out by hand", {
