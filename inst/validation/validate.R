@@ -3,6 +3,7 @@
 #   Rscript inst/validation/validate.R --grid=subset            # the CI subset of the holdout
 #   Rscript inst/validation/validate.R --grid=holdout --out=measurements-holdout.csv
 #   Rscript inst/validation/validate.R --from-csv=inst/validation/measurements-holdout.csv
+#   (--markdown prints the table in Markdown; --measure-only stops after measuring)
 #
 # Each configuration of the grid (grids.R) runs in a fresh R process (measure-one.R). The table
 # printed has, per configuration, the measured peak (host RSS growth in device "cpu", the
@@ -20,7 +21,7 @@ here <- local({
 source(file.path(here, "grids.R"))
 
 args <- commandArgs(trailingOnly = TRUE)
-opt <- list(grid = "subset", from_csv = "", out = "", measure_only = "false")
+opt <- list(grid = "subset", from_csv = "", out = "", measure_only = "false", markdown = "false")
 for (a in args) {
   kv <- regmatches(a, regexec("^--([a-z_-]+)(=(.*))?$", a))[[1]]
   key <- gsub("-", "_", kv[2])
@@ -120,17 +121,33 @@ m$within_ggmlr <- abs(m$ggmlr - m$measured) <= pmax(0.15 * m$measured, 8e6)
 
 fmt_mb <- function(x) sprintf("%9.2f", x / mib)
 fmt_ratio <- function(x) ifelse(is.finite(x), sprintf("%6.2f", x), "     -")
-cat(sprintf("%-34s %5s %-9s %-7s %-21s %-4s %9s %9s %9s %6s %6s\n", "widths", "batch", "optimizer",
-            "act", "loss", "dev", "measured", "agmem", "ggmlR", "a/m", "g/m"))
-for (i in seq_len(nrow(m))) {
-  cat(sprintf("%-34s %5d %-9s %-7s %-21s %-4s %s %s %s %s %s%s\n", m$widths[i],
-              as.integer(m$batch[i]),
-              m$optimizer[i], m$activation[i], m$loss[i], m$device[i], fmt_mb(m$measured[i]),
-              fmt_mb(m$agmem[i]), fmt_mb(m$ggmlr[i]), fmt_ratio(m$ratio_agmem[i]),
-              fmt_ratio(m$ratio_ggmlr[i]), if (m$within[i]) "" else "  *"))
+if (identical(opt$markdown, "true")) {
+  cat("| layers (widths) | batch | optimizer | activation | loss | device | measured MiB |",
+      "agmem MiB | ggmlR formula MiB | agmem / measured | formula / measured |\n")
+  cat("|---|---:|---|---|---|---|---:|---:|---:|---:|---:|\n")
+  for (i in seq_len(nrow(m))) {
+    cat(sprintf("| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+                gsub("-", " ", m$widths[i], fixed = TRUE), as.integer(m$batch[i]),
+                m$optimizer[i], m$activation[i], m$loss[i],
+                if (m$device[i] == "cpu") "cpu (host)" else "gpu (pools)",
+                trimws(fmt_mb(m$measured[i])), trimws(fmt_mb(m$agmem[i])),
+                trimws(fmt_mb(m$ggmlr[i])), trimws(fmt_ratio(m$ratio_agmem[i])),
+                trimws(fmt_ratio(m$ratio_ggmlr[i]))))
+  }
+  cat("\n")
+} else {
+  cat(sprintf("%-34s %5s %-9s %-7s %-21s %-4s %9s %9s %9s %6s %6s\n", "widths", "batch",
+              "optimizer", "act", "loss", "dev", "measured", "agmem", "ggmlR", "a/m", "g/m"))
+  for (i in seq_len(nrow(m))) {
+    cat(sprintf("%-34s %5d %-9s %-7s %-21s %-4s %s %s %s %s %s%s\n", m$widths[i],
+                as.integer(m$batch[i]), m$optimizer[i], m$activation[i], m$loss[i],
+                m$device[i], fmt_mb(m$measured[i]), fmt_mb(m$agmem[i]), fmt_mb(m$ggmlr[i]),
+                fmt_ratio(m$ratio_agmem[i]), fmt_ratio(m$ratio_ggmlr[i]),
+                if (m$within[i]) "" else "  *"))
+  }
+  cat("(MiB; measured: host RSS growth for device \"cpu\", the device pools for \"gpu\";",
+      "* outside max(15%, 8 MB))\n\n")
 }
-cat("(MiB; measured: host RSS growth for device \"cpu\", the device pools for \"gpu\";",
-    "* outside max(15%, 8 MB))\n\n")
 
 goal_ok <- TRUE
 for (dev in c("cpu", "gpu")) {

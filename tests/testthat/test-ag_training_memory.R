@@ -445,3 +445,26 @@ test_that("long op vectors are read to the end", {
     "element 200001 is 0"
   )
 })
+
+test_that("real ggmlR training steps fill the device pools as predicted", {
+  skip_on_cran()
+  skip_if_not_installed("ggmlR")
+  skip_if_not(file.exists("/proc/self/status"), "needs Linux's /proc")
+  script <- system.file("validation", "measure-one.R", package = "agmem")
+  skip_if(!nzchar(script), "inst/validation is not installed")
+  for (cfg in list(c("256,512,10", "64", "adam", "relu", "softmax_cross_entropy"),
+                   c("128,64,64,32", "16", "sgd", "tanh", "mse"))) {
+    out <- system2(file.path(R.home("bin"), "Rscript"),
+                   c(script, paste0("--widths=", cfg[[1]]), paste0("--batch=", cfg[[2]]),
+                     paste0("--optimizer=", cfg[[3]]), paste0("--activation=", cfg[[4]]),
+                     paste0("--loss=", cfg[[5]]), "--device=gpu"),
+                   stdout = TRUE, stderr = FALSE)
+    line <- grep("^RESULT,", out, value = TRUE)
+    expect_length(line, 1L)
+    field <- function(name) as.numeric(sub(paste0(".*,", name, "=([0-9.]+).*"), "\\1", line))
+    measured <- field("pass_pool") + field("persistent_pool")
+    spec <- ag_dense_stack(as.numeric(strsplit(cfg[[1]], ",")[[1]]), cfg[[4]], cfg[[5]])
+    mem <- ag_training_memory(spec, as.integer(cfg[[2]]), cfg[[3]], "gpu", quiet = TRUE)
+    expect_lt(abs(mem$device_peak / measured - 1), 0.02, label = cfg[[1]])
+  }
+})
