@@ -1,4 +1,4 @@
-/* rules.c: every byte count of ag_training_memory(), in two tables, and the lookups over them.
+/* rules.c: every byte count of ag_training_memory(), in three tables, and the lookups over them.
  *
  * A rule is a number of bytes that one unit of something costs during a training step of
  * ggmlR 0.8.8.1's autograd path, attributed to a component (weights, gradients, ...) and to a
@@ -6,7 +6,13 @@
  *   - agmem_param_rules: bytes per parameter (scalar of the model), for an optimizer, device
  *     and dtype (AGMEM_ANY matches every optimizer or dtype);
  *   - agmem_unit_rules: bytes per unit and sample, for an op of a layer (units = the layer's
- *     output width) or a loss (units = the output width of the model), on a device.
+ *     output width), a loss (units = the output width of the model) or the data ("input",
+ *     units = the input width), on a device;
+ *   - agmem_gc_rules: the figures of the host's garbage-collection regime per device (the host
+ *     peak under R's collector, model.c's host_regime()).
+ * The measured figures are fitted on the fit grid of inst/validation (measurements-fit.csv) by
+ * inst/validation/fit.R, which prints them and checks them against this table; the goal is
+ * judged on the holdout grids only (validate.R).
  * Rows that match a question ADD UP into their (component, where) cell, so one figure may be
  * written as several rows, each with its own source. Every row carries its citation in `cite`
  * (the ggmlR source line, or the measurement), readable from R through agmem_training_rules().
@@ -216,16 +222,16 @@ const agmem_unit_rule agmem_unit_rules[] = {
      "product (R/autograd.R:332) and its gradient in the backward graph"},
     {"add", GPU, AGMEM_ACTIVATIONS, DEVICE, 8, MEASURED,
      "issue #10 measurement (fit grid, pass pool): half the fitted matmul + add; the f32 sum "
-     "(R/autograd.R:399) and its gradient"},
+     "(R/autograd.R:403) and its gradient"},
     {"relu", GPU, AGMEM_ACTIVATIONS, DEVICE, 12, MEASURED,
      "issue #10 measurement (fit grid, pass pool): a hidden relu layer over one without "
      "activation; the f32 output, the step mask (R/autograd.R:637, 649) and g * mask"},
     {"sigmoid", GPU, AGMEM_ACTIVATIONS, DEVICE, 16, MEASURED,
      "issue #10 measurement (fit grid, pass pool): a hidden sigmoid layer over one without "
-     "activation; the f32 output, its multiplier (R/autograd.R:669, 682) and g * mult"},
+     "activation; the f32 output, its multiplier (R/autograd.R:670, 682) and g * mult"},
     {"tanh", GPU, AGMEM_ACTIVATIONS, DEVICE, 16, MEASURED,
      "issue #10 measurement (fit grid, pass pool): a hidden tanh layer over one without "
-     "activation; the f32 output, its multiplier (R/autograd.R:698, 709) and g * mult"},
+     "activation; the f32 output, its multiplier (R/autograd.R:699, 709) and g * mult"},
     {"softmax", GPU, AGMEM_ACTIVATIONS, DEVICE, 16, SOURCE,
      "source only (not measured): the f32 output p (R/autograd.R:733) and "
      "p * (g - colSums(p * g)) built in the backward graph, as a measured activation"},
