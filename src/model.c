@@ -175,7 +175,7 @@ static void add_unit_rules(agmem_cells *c, SEXP ops, SEXP units, R_xlen_t n_ops,
     }
 }
 
-/* The host peak under R's garbage collector, for a device with gc rules in rules.c (the CPU):
+/* The host peak under R's garbage collector, for a device with all four gc rules in rules.c:
    R collects garbage only when its vector heap reaches a trigger, which starts at a fixed size
    and grows with the heap that survives a collection. So the peak of a few steps is the bytes
    allocated while no collection has run (scaled and offset as measured), at most the larger of
@@ -218,8 +218,9 @@ static int host_regime(const agmem_cells *c, int device, double collected, doubl
    1 to INT_MAX; and optimizer, device and dtype, each one name of rules.c's name tables.
    Returns a list: params; host_peak and device_peak: the device's, the sum in row order of the
    bytes of the rows on the device; the host's, that sum for the host rows, except on a device
-   with gc rules, where it is host_regime()'s peak; and, one element per (component, where) cell some rule
-   reached, in component then where order, the columns component, where, bytes and source_only;
+   with gc rules, where it is host_regime()'s peak; and, one element per (component, where)
+   cell some rule reached, in component then where order, the columns component, where, bytes
+   and source_only;
    then host_collected (the sum of the host cells), host_allocated and host_headroom, NA on a
    device without gc rules.
    Refuses malformed arguments, a dtype that does not apply to the device and any figure that
@@ -252,8 +253,9 @@ SEXP agmem_training_memory(SEXP shapes, SEXP units, SEXP ops, SEXP batch_size, S
             }
     if (!R_FINITE(peak[AGMEM_HOST]) || !R_FINITE(peak[AGMEM_DEVICE]))
         Rf_errorcall(R_NilValue, "The model's peak overflows a double.");
+    double collected = peak[AGMEM_HOST];
     double regime[3] = {NA_REAL, NA_REAL, NA_REAL};
-    if (host_regime(&cells, dev, peak[AGMEM_HOST], regime))
+    if (host_regime(&cells, dev, collected, regime))
         peak[AGMEM_HOST] = regime[0];
 
     const char *names[] = {"params", "host_peak", "device_peak", "component", "where", "bytes",
@@ -271,10 +273,6 @@ SEXP agmem_training_memory(SEXP shapes, SEXP units, SEXP ops, SEXP batch_size, S
     SET_VECTOR_ELT(out, 5, bytes);
     SEXP source = Rf_allocVector(LGLSXP, rows);
     SET_VECTOR_ELT(out, 6, source);
-    double collected = 0.0;
-    for (int k = 0; k < AGMEM_N_COMPONENTS; k++)
-        if (cells.used[k][AGMEM_HOST])
-            collected = agmem_keep(collected + cells.bytes[k][AGMEM_HOST]);
     SET_VECTOR_ELT(out, 7, Rf_ScalarReal(R_FINITE(regime[1]) ? collected : NA_REAL));
     SET_VECTOR_ELT(out, 8, Rf_ScalarReal(regime[1]));
     SET_VECTOR_ELT(out, 9, Rf_ScalarReal(regime[2]));
