@@ -194,8 +194,9 @@ const agmem_unit_rule agmem_unit_rules[] = {
      "issue #10 measurement (fit grid): a hidden tanh layer over one without activation; "
      "allocated: tanh(x), t^2 (1 - reuses it) (R/autograd.R:701, 710) and grad_out * mult "
      "(R/autograd.R:711)", 24},
-    {"softmax", CPU, AGMEM_ACTIVATIONS, HOST, 96, SOURCE,
-     "source only (a dense stack has no softmax layer; not measured): allocated: apply()'s "
+    {"softmax", CPU, AGMEM_ACTIVATIONS, HOST, 144, SOURCE,
+     "source only (a dense stack has no softmax layer; not measured): twice its allocation, "
+     "as the measured sigmoid and tanh hold (46 and 47 B for 24 allocated); allocated: apply()'s "
      "copy and columns, the max matrix, x - mx (exp reuses it), the sums matrix, p "
      "(R/autograd.R:737-741), and pm * g, dot_m, g - dot_m (R/autograd.R:752-755)", 72},
     {"loss_mse", CPU, AGMEM_ACTIVATIONS, HOST, 41, MEASURED,
