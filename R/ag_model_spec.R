@@ -355,11 +355,17 @@ check_model_spec <- function(x, arg) {
   x
 }
 
-# The ops and units the C model takes, in forward order: every op of every layer, with the
-# layer's units, then the loss on the output width when that is known.
+# The ops and units the C model takes, in forward order: the data on the input width when that
+# is known, every op of every layer, with the layer's units, then the loss on the output width
+# when that is known.
 spec_ops <- function(spec) {
   ops <- unlist(spec$ops, use.names = FALSE)
   units <- rep(as.double(spec$layers$units), lengths(spec$ops))
+  input <- spec$input_width
+  if (is.numeric(input) && length(input) == 1L && !is.na(input)) {
+    ops <- c("input", ops)
+    units <- c(as.double(input), units)
+  }
   if (!is.na(spec$output_width)) {
     ops <- c(ops, paste0("loss_", spec$loss))
     units <- c(units, as.double(spec$output_width))

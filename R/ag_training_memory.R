@@ -26,13 +26,33 @@
 #' @details
 #' Each figure is a rule times a count: bytes per parameter times the number of
 #' parameters, or bytes per unit and sample times the layer's output width
-#' (`units`) times `batch_size`; the loss counts on the output width. Rules for
-#' the same component and place add up, and the peak on the host (or on the
-#' device) is the sum of its components. The rules live in one table in
-#' agmem's C code, each with its source: a measurement (basis `"measured"`) or
-#' ggmlR's source code alone (`"source only"`: the f16 and bf16 figures, which
-#' cannot be measured on the CPU backend, and the sigmoid, tanh and softmax
-#' figures, which were not measured).
+#' (`units`) times `batch_size`; the loss counts on the output width, the data
+#' (`"input"`) on the input width. Rules for the same component and place add
+#' up. The peak on the device is the sum of its components. The rules live in
+#' one table in agmem's C code, each with its source: a measurement (basis
+#' `"measured"`, fitted on the fit grid of `inst/validation`) or ggmlR's source
+#' code alone (`"source only"`: the f16 and bf16 figures, which cannot be
+#' measured on the CPU backend, and the softmax layer, which a dense stack does
+#' not have).
+#'
+#' On the host with `device = "cpu"`, R's garbage collector decides the peak. R
+#' collects only when its vector heap reaches a trigger, which starts at 64 MiB
+#' and grows with the heap that survives a collection. The host peak is
+#' therefore the smallest of two figures: the bytes allocated while building the
+#' model and running three steps (counted from ggmlR's source, scaled as
+#' measured), which is the peak when nothing has been collected yet; and the
+#' larger of the first trigger's headroom and the heap once collections run (the
+#' sum of the host components). `host_regime` says which one binds. The three
+#' steps are the validation's protocol. A longer run peaks higher: over 50
+#' steps (30 configurations, `inst/validation/measurements-long50.csv`) the
+#' host peak was 1.04 to 1.77 times (median 1.25) the larger of the headroom
+#' and the collected heap, as R's collector raises its trigger with the heap
+#' that survives; plan a long run with that margin.
+#'
+#' Measured in `inst/validation` (ggmlR 0.8.8.1, R 4.2.2, 2 cores): on
+#' configurations outside the fit grid, the device pools are predicted within
+#' 2%; the host peak, whose garbage is R's collector's choice, less closely (see
+#' the validation table in the README).
 #'
 #' Layers that agmem does not model (see [ag_model_spec()]) have their
 #' parameters counted but not their activations: they are listed in
@@ -46,8 +66,14 @@
 #'   `"activation_gradients"`), `where` (`"host"` or `"device"`), `bytes` and
 #'   `basis` (`"measured"`, or `"source only"` when any rule behind the figure
 #'   is)), `params`, `batch_size`, `optimizer`, `device`, `dtype`, `loss`,
-#'   `uncovered` (from the spec) and `source_only` (`TRUE` when any figure is
-#'   source only). Unless `quiet`, the report of [format()][format.ag_training_memory]
+#'   `uncovered` (from the spec), `source_only` (`TRUE` when any figure is
+#'   source only) and `host_regime`: with `device = "cpu"`, a list of
+#'   `allocated` (bytes allocated by building and three steps, as measured),
+#'   `headroom` (the collector's first trigger), `collected` (the sum of the
+#'   host components) and `binding` (`"allocated"`, `"headroom"` or
+#'   `"collected"`: the one that is the host peak); `NULL` with `"gpu"`, whose
+#'   host peak is the sum of its components. Unless `quiet`, the report of
+#'   [format()][format.ag_training_memory]
 #'   is printed.
 #'
 #' @seealso [ag_dense_stack()], [ag_model_spec()],
@@ -94,12 +120,28 @@ ag_training_memory <- function(model, batch_size = 32L, optimizer = c("adam", "s
     host_peak = fig$host_peak, device_peak = fig$device_peak, components = components,
     params = fig$params, batch_size = as.double(batch_size), optimizer = optimizer,
     device = device, dtype = dtype, loss = spec$loss, uncovered = spec$uncovered,
-    source_only = any(fig$source_only)
+    source_only = any(fig$source_only), host_regime = host_regime(fig)
   ), class = "ag_training_memory")
   if (!quiet) {
     print(out)
   }
   invisible(out)
+}
+
+# The host's garbage-collection regime from the C figures, or NULL when the device has none.
+host_regime <- function(fig) {
+  if (is.na(fig$host_allocated)) {
+    return(NULL)
+  }
+  binding <- if (fig$host_allocated < max(fig$host_headroom, fig$host_collected)) {
+    "allocated"
+  } else if (fig$host_collected > fig$host_headroom) {
+    "collected"
+  } else {
+    "headroom"
+  }
+  list(allocated = fig$host_allocated, headroom = fig$host_headroom,
+       collected = fig$host_collected, binding = binding)
 }
 
 #' Report of a predicted training-step peak
@@ -146,6 +188,15 @@ format.ag_training_memory <- function(x, units = "iec", ...) {
             formatC(x$params, format = "f", digits = 0, big.mark = " "), x$loss),
     peak_lines("host", all_bytes[[1L]], "host peak")
   )
+  if (!is.null(x$host_regime)) {
+    r <- x$host_regime
+    regime_bytes <- format_bytes_scaled(c(r$allocated, r$headroom, r$collected), units)
+    lines <- c(lines, sprintf(
+      "  (host peak = %s: allocated before R's first collection %s, collector headroom %s, %s)",
+      r$binding, regime_bytes[[1L]], regime_bytes[[2L]],
+      paste("collected heap", regime_bytes[[3L]])
+    ))
+  }
   if (x$device == "cpu") {
     lines <- c(lines, "device peak: none (device \"cpu\")")
   } else {
@@ -177,8 +228,9 @@ print.ag_training_memory <- function(x, units = "iec", ...) {
   invisible(x)
 }
 
-# The rule tables of the C model as two data frames, `param` (bytes per parameter) and `unit`
-# (bytes per unit and sample), each row with its basis and citation: for tests and inspection.
+# The rule tables of the C model as three data frames, `param` (bytes per parameter), `unit`
+# (bytes per unit and sample), each row with its basis, citation and source-counted allocations,
+# and `gc` (the host's garbage-collection figures): for tests, inspection and inst/validation.
 training_rules <- function() {
   rules <- .Call(agmem_training_rules)
   lapply(rules, as.data.frame, stringsAsFactors = FALSE)

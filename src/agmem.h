@@ -116,22 +116,37 @@ enum { AGMEM_WEIGHTS, AGMEM_GRADIENTS, AGMEM_OPTIMIZER_STATE, AGMEM_MASTER_WEIGH
 enum { AGMEM_HOST, AGMEM_DEVICE, AGMEM_N_WHERE };
 enum { AGMEM_MEASURED, AGMEM_SOURCE_ONLY, AGMEM_N_BASES };
 
-/* Bytes per parameter for an (optimizer, device, dtype), into one (component, where) cell. */
+/* Bytes per parameter for an (optimizer, device, dtype), into one (component, where) cell:
+   `bytes` at the peak once R's garbage collector has run; `alloc_step` and `alloc_once`, the
+   bytes the host allocates per training step and once (building the model and optimizer),
+   counted from ggmlR's source (0 where the row is not on the host or not counted). */
 typedef struct {
     int optimizer, device, dtype, component, where;
     double bytes;
     int basis;
     const char *cite;
+    double alloc_step, alloc_once;
 } agmem_param_rule;
 
-/* Bytes per unit and sample for an op (or a loss) on a device, into one (component, where). */
+/* Bytes per unit and sample for an op (or a loss) on a device, into one (component, where);
+   `alloc_step` as for a parameter rule. */
 typedef struct {
     const char *op;
     int device, component, where;
     double bytes;
     int basis;
     const char *cite;
+    double alloc_step;
 } agmem_unit_rule;
+
+/* One figure of the host's garbage-collection regime on a device (see rules.c). */
+enum { AGMEM_GC_STEPS, AGMEM_GC_ALLOC_SCALE, AGMEM_GC_ALLOC_OFFSET, AGMEM_GC_HEADROOM,
+       AGMEM_N_GC };
+typedef struct {
+    int device, figure;
+    double value;
+    const char *cite;
+} agmem_gc_rule;
 
 /* rules.c */
 extern const char *const agmem_optimizer_names[AGMEM_N_OPTIMIZERS];
@@ -144,6 +159,9 @@ extern const agmem_param_rule agmem_param_rules[];
 extern const R_xlen_t agmem_n_param_rules;
 extern const agmem_unit_rule agmem_unit_rules[];
 extern const R_xlen_t agmem_n_unit_rules;
+extern const char *const agmem_gc_names[AGMEM_N_GC];
+extern const agmem_gc_rule agmem_gc_rules[];
+extern const R_xlen_t agmem_n_gc_rules;
 int agmem_param_rule_matches(const agmem_param_rule *r, int optimizer, int device, int dtype);
 R_xlen_t agmem_unit_op_index(const char *name);
 
@@ -155,6 +173,7 @@ typedef struct {
     double bytes[AGMEM_N_COMPONENTS][AGMEM_N_WHERE];
     int used[AGMEM_N_COMPONENTS][AGMEM_N_WHERE];
     int source_only[AGMEM_N_COMPONENTS][AGMEM_N_WHERE];
+    double alloc_step, alloc_once; /* host bytes allocated per step and once (source counts) */
 } agmem_cells;
 
 /* A model as agmem_model_read() leaves it: the parameter count, the device, the cells of the
@@ -168,11 +187,13 @@ typedef struct {
     const double *units;
     const R_xlen_t *first;
     int grows[AGMEM_N_WHERE];
+    int has_gc;                 /* whether the device has all four gc figures ... */
+    double gc[AGMEM_N_GC];      /* ... and these are they, by AGMEM_GC_* */
 } agmem_model;
 
 /* Why agmem_model_eval() stopped: the code, and the op (0-based) or component it concerns. */
 enum { AGMEM_MODEL_OK, AGMEM_MODEL_UNITS_OVERFLOW, AGMEM_MODEL_CELL_OVERFLOW,
-       AGMEM_MODEL_PEAK_OVERFLOW };
+       AGMEM_MODEL_PEAK_OVERFLOW, AGMEM_MODEL_ALLOC_OVERFLOW };
 typedef struct {
     int code;
     R_xlen_t op;
@@ -182,7 +203,7 @@ typedef struct {
 void agmem_model_read(SEXP shapes, SEXP units, SEXP ops, SEXP optimizer, SEXP device,
                       SEXP dtype, agmem_model *m);
 int agmem_model_eval(const agmem_model *m, double batch, agmem_cells *c,
-                     double peak[AGMEM_N_WHERE], agmem_model_fail *fail);
+                     double peak[AGMEM_N_WHERE], double regime[3], agmem_model_fail *fail);
 
 /* ---- max_batch.c: planning on the training-memory model and on a measured line ---- */
 

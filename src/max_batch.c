@@ -86,9 +86,9 @@ static int model_fits(const void *ctx, double b)
 {
     const model_plan *p = ctx;
     agmem_cells cells;
-    double peak[AGMEM_N_WHERE];
+    double peak[AGMEM_N_WHERE], regime[3];
     agmem_model_fail fail;
-    if (agmem_model_eval(p->model, b, &cells, peak, &fail) != AGMEM_MODEL_OK)
+    if (agmem_model_eval(p->model, b, &cells, peak, regime, &fail) != AGMEM_MODEL_OK)
         return 0;
     return peak[p->where] <= p->limit;
 }

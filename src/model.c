@@ -116,10 +116,17 @@ static void add_param_rules(agmem_cells *c, double params, int optimizer, int de
         if (!add_to_cell(c, r->component, r->where, b, r->basis))
             Rf_errorcall(R_NilValue, "The model's %s overflow a double.",
                          agmem_component_names[r->component]);
+        if (r->where == AGMEM_HOST) {
+            c->alloc_step = agmem_keep(c->alloc_step + agmem_keep(params * r->alloc_step));
+            c->alloc_once = agmem_keep(c->alloc_once + agmem_keep(params * r->alloc_once));
+        }
         matched = 1;
     }
-    if (matched)
+    if (matched) {
+        if (!R_FINITE(c->alloc_step) || !R_FINITE(c->alloc_once))
+            Rf_errorcall(R_NilValue, "The model's host allocations overflow a double.");
         return;
+    }
     if (device == AGMEM_CPU)
         Rf_errorcall(R_NilValue,
                      "`dtype` \"%s\" does not apply with device \"cpu\": on the host path ggmlR "
@@ -130,12 +137,41 @@ static void add_param_rules(agmem_cells *c, double params, int optimizer, int de
                  agmem_dtype_names[dtype]);
 }
 
+/* The host peak under R's garbage collector, for a device with all four gc rules in rules.c:
+   R collects garbage only when its vector heap reaches a trigger, which starts at a fixed size
+   and grows with the heap that survives a collection. So the peak of a few steps is the bytes
+   allocated while no collection has run (scaled and offset as measured), at most the larger of
+   the first trigger's headroom and the heap once collections run (`collected`, the sum of the
+   host cells):
+       allocated = max(0, scale * (once + steps * step) + offset),
+       peak = min(allocated, max(headroom, collected)).
+   The gc figures of model m (m->has_gc) are read by agmem_model_read(). Writes peak, allocated
+   and headroom into out and returns 1; returns 0 when allocated is not finite. Plain C. */
+static int host_regime(const agmem_model *m, const agmem_cells *c, double collected, double *out)
+{
+    const double *fig = m->gc;
+    double steps_bytes = agmem_keep(fig[AGMEM_GC_STEPS] * c->alloc_step);
+    double counted = agmem_keep(c->alloc_once + steps_bytes);
+    double allocated = agmem_keep(agmem_keep(fig[AGMEM_GC_ALLOC_SCALE] * counted) +
+                                  fig[AGMEM_GC_ALLOC_OFFSET]);
+    if (!R_FINITE(allocated))
+        return 0;
+    if (allocated < 0.0)
+        allocated = 0.0;
+    double ceiling = collected > fig[AGMEM_GC_HEADROOM] ? collected : fig[AGMEM_GC_HEADROOM];
+    out[0] = allocated < ceiling ? allocated : ceiling;
+    out[1] = allocated;
+    out[2] = fig[AGMEM_GC_HEADROOM];
+    return 1;
+}
+
 /* Reads into m, once, everything a model's figures depend on but the batch size. Accepts the
    shapes as agmem_count_params() does; units, a numeric vector of positive whole numbers, one
    per op (the output width of the op's layer); ops, a character vector of op names from the unit
    table (possibly empty); optimizer, device and dtype, each one name of rules.c's name tables.
    Applies the parameter rules (m->fixed), checks every op's name, units and rule for the device,
-   and notes where a unit rule makes a peak grow with the batch (m->grows). The units and rule
+   notes where a unit rule makes a peak grow with the batch (m->grows), and reads the device's gc
+   figures (m->has_gc: all four are in the table). The units and rule
    indices are copied with R_alloc(), so m lives until the .Call returns. Refuses malformed
    arguments, a dtype that does not apply to the device and a parameter figure that is not
    finite, with an R error naming the argument. */
@@ -168,7 +204,7 @@ void agmem_model_read(SEXP shapes, SEXP units, SEXP ops, SEXP optimizer, SEXP de
             if (r->device != dev || strcmp(r->op, op) != 0)
                 continue;
             matched = 1;
-            if (r->bytes > 0.0)
+            if (r->bytes > 0.0 || (r->where == AGMEM_HOST && r->alloc_step > 0.0))
                 m->grows[r->where] = 1;
         }
         if (!matched)
@@ -177,16 +213,25 @@ void agmem_model_read(SEXP shapes, SEXP units, SEXP ops, SEXP optimizer, SEXP de
     }
     m->units = u;
     m->first = first;
+    int seen = 0;
+    for (R_xlen_t i = 0; i < agmem_n_gc_rules; i++)
+        if (agmem_gc_rules[i].device == dev) {
+            m->gc[agmem_gc_rules[i].figure] = agmem_gc_rules[i].value;
+            seen |= 1 << agmem_gc_rules[i].figure;
+        }
+    m->has_gc = seen == (1 << AGMEM_N_GC) - 1;
 }
 
 /* The figures of model m (from agmem_model_read()) at batch size `batch` (a whole number >= 1):
    fills c with the cells (the parameter rules, then for every op in op order units times batch
    times each of its unit rules in table order) and peak with the sums, in component order, of
-   the cells on the host and on the device. Returns AGMEM_MODEL_OK, or, when a figure is not
+   the cells on the host and on the device; on a device with gc figures the host's peak is then
+   host_regime()'s, and regime gets its peak's parts: collected (the sum), allocated and
+   headroom (all NA without gc figures). Returns AGMEM_MODEL_OK, or, when a figure is not
    finite, the code of the first such figure, with the op (0-based) or component in *fail.
    Plain C: no R API call, no allocation, no error. */
 int agmem_model_eval(const agmem_model *m, double batch, agmem_cells *c,
-                     double peak[AGMEM_N_WHERE], agmem_model_fail *fail)
+                     double peak[AGMEM_N_WHERE], double regime[3], agmem_model_fail *fail)
 {
     *c = m->fixed;
     for (R_xlen_t i = 0; i < m->n_ops; i++) {
@@ -207,6 +252,13 @@ int agmem_model_eval(const agmem_model *m, double batch, agmem_cells *c,
                 fail->component = r->component;
                 return fail->code;
             }
+            if (r->where == AGMEM_HOST) {
+                c->alloc_step = agmem_keep(c->alloc_step + agmem_keep(per_rule * r->alloc_step));
+                if (!R_FINITE(c->alloc_step)) {
+                    fail->code = AGMEM_MODEL_ALLOC_OVERFLOW;
+                    return fail->code;
+                }
+            }
         }
     }
     peak[AGMEM_HOST] = 0.0;
@@ -219,13 +271,29 @@ int agmem_model_eval(const agmem_model *m, double batch, agmem_cells *c,
         fail->code = AGMEM_MODEL_PEAK_OVERFLOW;
         return fail->code;
     }
+    regime[0] = NA_REAL;
+    regime[1] = NA_REAL;
+    regime[2] = NA_REAL;
+    if (m->has_gc) {
+        double parts[3];
+        if (!host_regime(m, c, peak[AGMEM_HOST], parts)) {
+            fail->code = AGMEM_MODEL_ALLOC_OVERFLOW;
+            return fail->code;
+        }
+        regime[0] = peak[AGMEM_HOST];
+        regime[1] = parts[1];
+        regime[2] = parts[2];
+        peak[AGMEM_HOST] = parts[0];
+    }
     return AGMEM_MODEL_OK;
 }
 
 /* .Call entry of ag_training_memory(). Accepts one batch_size from 1 to INT_MAX and the other
-   arguments as agmem_model_read() does. Returns a list: params; host_peak and device_peak; and,
-   one element per (component, where) cell some rule reached, in component then where order,
-   the columns component, where, bytes and source_only. Refuses what agmem_model_read() refuses
+   arguments as agmem_model_read() does. Returns a list: params; host_peak and device_peak (see
+   agmem_model_eval()); one element per (component, where) cell some rule reached, in component
+   then where order, the columns component, where, bytes and source_only; then host_collected
+   (the sum of the host cells), host_allocated and host_headroom, NA on a device without gc
+   figures. Refuses what agmem_model_read() refuses
    and any figure that is not finite, with an R error naming the argument. */
 SEXP agmem_training_memory(SEXP shapes, SEXP units, SEXP ops, SEXP batch_size, SEXP optimizer,
                            SEXP device, SEXP dtype)
@@ -236,9 +304,9 @@ SEXP agmem_training_memory(SEXP shapes, SEXP units, SEXP ops, SEXP batch_size, S
     agmem_model_read(shapes, units, ops, optimizer, device, dtype, &m);
 
     agmem_cells cells;
-    double peak[AGMEM_N_WHERE];
+    double peak[AGMEM_N_WHERE], regime[3];
     agmem_model_fail fail = {AGMEM_MODEL_OK, 0, 0};
-    switch (agmem_model_eval(&m, batch, &cells, peak, &fail)) {
+    switch (agmem_model_eval(&m, batch, &cells, peak, regime, &fail)) {
     case AGMEM_MODEL_UNITS_OVERFLOW:
         Rf_errorcall(R_NilValue,
                      "`units` (element %lld, %.6g) times `batch_size` (%.0f) make the "
@@ -249,6 +317,8 @@ SEXP agmem_training_memory(SEXP shapes, SEXP units, SEXP ops, SEXP batch_size, S
                      agmem_component_names[fail.component]);
     case AGMEM_MODEL_PEAK_OVERFLOW:
         Rf_errorcall(R_NilValue, "The model's peak overflows a double.");
+    case AGMEM_MODEL_ALLOC_OVERFLOW:
+        Rf_errorcall(R_NilValue, "The model's host allocations overflow a double.");
     default:
         break;
     }
@@ -259,7 +329,8 @@ SEXP agmem_training_memory(SEXP shapes, SEXP units, SEXP ops, SEXP batch_size, S
             rows += cells.used[k][w];
 
     const char *names[] = {"params", "host_peak", "device_peak", "component", "where", "bytes",
-                           "source_only", ""};
+                           "source_only", "host_collected", "host_allocated", "host_headroom",
+                           ""};
     SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
     SET_VECTOR_ELT(out, 0, Rf_ScalarReal(m.params));
     SET_VECTOR_ELT(out, 1, Rf_ScalarReal(peak[AGMEM_HOST]));
@@ -272,6 +343,8 @@ SEXP agmem_training_memory(SEXP shapes, SEXP units, SEXP ops, SEXP batch_size, S
     SET_VECTOR_ELT(out, 5, bytes);
     SEXP source = Rf_allocVector(LGLSXP, rows);
     SET_VECTOR_ELT(out, 6, source);
+    for (int i = 0; i < 3; i++)
+        SET_VECTOR_ELT(out, 7 + i, Rf_ScalarReal(regime[i]));
     int r = 0;
     for (int k = 0; k < AGMEM_N_COMPONENTS; k++)
         for (int w = 0; w < AGMEM_N_WHERE; w++)
@@ -301,24 +374,27 @@ static SEXP column(SEXP list, int col, SEXPTYPE type, R_xlen_t n)
     return v;
 }
 
-/* .Call entry of the internal training_rules(): the two tables of rules.c as a list of two
+/* .Call entry of the internal training_rules(): the three tables of rules.c as a list of three
    lists of columns. `param`: optimizer, device, dtype ("any" for a wildcard), component,
-   where, bytes (per parameter), basis ("measured" or "source only") and cite. `unit`: op,
-   device, component, where, bytes (per unit and sample), basis and cite. Takes no argument. */
+   where, bytes (per parameter), basis ("measured" or "source only"), cite, alloc_step and
+   alloc_once. `unit`: op, device, component, where, bytes (per unit and sample), basis, cite and
+   alloc_step. `gc`: device, figure, value and cite. Takes no argument. */
 SEXP agmem_training_rules(void)
 {
-    const char *outer[] = {"param", "unit", ""};
+    const char *outer[] = {"param", "unit", "gc", ""};
     const char *pcols[] = {"optimizer", "device", "dtype", "component", "where", "bytes",
-                           "basis", "cite", ""};
-    const char *ucols[] = {"op", "device", "component", "where", "bytes", "basis", "cite", ""};
+                           "basis", "cite", "alloc_step", "alloc_once", ""};
+    const char *ucols[] = {"op", "device", "component", "where", "bytes", "basis", "cite",
+                           "alloc_step", ""};
+    const char *gcols[] = {"device", "figure", "value", "cite", ""};
     SEXP out = PROTECT(Rf_mkNamed(VECSXP, outer));
 
     R_xlen_t np = agmem_n_param_rules;
     SEXP p = Rf_mkNamed(VECSXP, pcols);
     SET_VECTOR_ELT(out, 0, p);
-    SEXP p_str[8];
-    for (int c = 0; c < 8; c++)
-        p_str[c] = column(p, c, c == 5 ? REALSXP : STRSXP, np);
+    SEXP p_str[10];
+    for (int c = 0; c < 10; c++)
+        p_str[c] = column(p, c, (c == 5 || c >= 8) ? REALSXP : STRSXP, np);
     for (R_xlen_t i = 0; i < np; i++) {
         const agmem_param_rule *r = &agmem_param_rules[i];
         SET_STRING_ELT(p_str[0], i, code_name(r->optimizer, agmem_optimizer_names));
@@ -329,14 +405,16 @@ SEXP agmem_training_rules(void)
         REAL(p_str[5])[i] = r->bytes;
         SET_STRING_ELT(p_str[6], i, Rf_mkChar(agmem_basis_names[r->basis]));
         SET_STRING_ELT(p_str[7], i, Rf_mkChar(r->cite));
+        REAL(p_str[8])[i] = r->alloc_step;
+        REAL(p_str[9])[i] = r->alloc_once;
     }
 
     R_xlen_t nu = agmem_n_unit_rules;
     SEXP u = Rf_mkNamed(VECSXP, ucols);
     SET_VECTOR_ELT(out, 1, u);
-    SEXP u_col[7];
-    for (int c = 0; c < 7; c++)
-        u_col[c] = column(u, c, c == 4 ? REALSXP : STRSXP, nu);
+    SEXP u_col[8];
+    for (int c = 0; c < 8; c++)
+        u_col[c] = column(u, c, (c == 4 || c == 7) ? REALSXP : STRSXP, nu);
     for (R_xlen_t i = 0; i < nu; i++) {
         const agmem_unit_rule *r = &agmem_unit_rules[i];
         SET_STRING_ELT(u_col[0], i, Rf_mkChar(r->op));
@@ -346,6 +424,21 @@ SEXP agmem_training_rules(void)
         REAL(u_col[4])[i] = r->bytes;
         SET_STRING_ELT(u_col[5], i, Rf_mkChar(agmem_basis_names[r->basis]));
         SET_STRING_ELT(u_col[6], i, Rf_mkChar(r->cite));
+        REAL(u_col[7])[i] = r->alloc_step;
+    }
+
+    R_xlen_t ng = agmem_n_gc_rules;
+    SEXP g = Rf_mkNamed(VECSXP, gcols);
+    SET_VECTOR_ELT(out, 2, g);
+    SEXP g_col[4];
+    for (int c = 0; c < 4; c++)
+        g_col[c] = column(g, c, c == 2 ? REALSXP : STRSXP, ng);
+    for (R_xlen_t i = 0; i < ng; i++) {
+        const agmem_gc_rule *r = &agmem_gc_rules[i];
+        SET_STRING_ELT(g_col[0], i, code_name(r->device, agmem_device_names));
+        SET_STRING_ELT(g_col[1], i, Rf_mkChar(agmem_gc_names[r->figure]));
+        REAL(g_col[2])[i] = r->value;
+        SET_STRING_ELT(g_col[3], i, Rf_mkChar(r->cite));
     }
     UNPROTECT(1);
     return out;

@@ -1,4 +1,4 @@
-/* rules.c: every byte count of ag_training_memory(), in two tables, and the lookups over them.
+/* rules.c: every byte count of ag_training_memory(), in three tables, and the lookups over them.
  *
  * A rule is a number of bytes that one unit of something costs during a training step of
  * ggmlR 0.8.8.1's autograd path, attributed to a component (weights, gradients, ...) and to a
@@ -6,7 +6,13 @@
  *   - agmem_param_rules: bytes per parameter (scalar of the model), for an optimizer, device
  *     and dtype (AGMEM_ANY matches every optimizer or dtype);
  *   - agmem_unit_rules: bytes per unit and sample, for an op of a layer (units = the layer's
- *     output width) or a loss (units = the output width of the model), on a device.
+ *     output width), a loss (units = the output width of the model) or the data ("input",
+ *     units = the input width), on a device;
+ *   - agmem_gc_rules: the figures of the host's garbage-collection regime per device (the host
+ *     peak under R's collector, model.c's host_regime()).
+ * The measured figures are fitted on the fit grid of inst/validation (measurements-fit.csv) by
+ * inst/validation/fit.R, which prints them and checks them against this table; the goal is
+ * judged on the holdout grids only (validate.R).
  * Rows that match a question ADD UP into their (component, where) cell, so one figure may be
  * written as several rows, each with its own source. Every row carries its citation in `cite`
  * (the ggmlR source line, or the measurement), readable from R through agmem_training_rules().
@@ -42,57 +48,92 @@ const char *const agmem_basis_names[AGMEM_N_BASES] = {"measured", "source only"}
 #define MEASURED AGMEM_MEASURED
 #define SOURCE AGMEM_SOURCE_ONLY
 
-/* Bytes per parameter. The CPU figures are issue #10's measured peak fixed cost per parameter,
-   adam 68, sgd 56, sgd_plain 46, broken into components by reading the source. The CPU path
-   keeps R doubles whatever ag_dtype() says, so its rows are f32 only: another dtype with the
-   device "cpu" matches no row, and agmem_training_memory() refuses it. */
+/* Bytes per parameter.
+ *
+ * `bytes` is the row's share of the peak once R's garbage collector runs (the "collected"
+ * heap of model.c's host_regime()); `alloc_step` and `alloc_once` count, from the source, the
+ * bytes the host allocates per training step and once. The CPU figures of `bytes` are fitted
+ * by least squares on the fit grid of inst/validation (measurements-fit.csv, fit.R): the total
+ * per parameter of each optimizer is the measurement, split into components by the source's
+ * live objects (weight, gradient, optimizer state: 8 B per double each); the rest, garbage R
+ * has not yet collected and the pre-step weight the tape holds, is the step transient. The CPU
+ * path keeps R doubles whatever ag_dtype() says, so its rows are f32 only: another dtype with
+ * the device "cpu" matches no row, and agmem_training_memory() refuses it. */
 const agmem_param_rule agmem_param_rules[] = {
-    /* optimizer, device, dtype, component, where, bytes, basis, cite */
+    /* optimizer, device, dtype, component, where, bytes, basis, cite, alloc_step, alloc_once */
 
     /* ---- device "cpu": everything is an R double on the host ---- */
     {ANY, CPU, F32, AGMEM_WEIGHTS, HOST, 8, MEASURED,
-     "issue #10 measurement, to be re-derived: ag_param() keeps the weight as an R double "
-     "matrix (R/autograd.R:80, 121-124)"},
+     "issue #10 measurement (fit grid; source split): the weight is an R double matrix "
+     "(R/autograd.R:80, 121-124). Allocated: once the runif() vector and its matrix() copy "
+     "(R/autograd.R:1715); per step t(W) for the input gradient (R/autograd.R:361); the new "
+     "weight w - ... reuses the step's last temporary (R/autograd.R:1430-1432, 1593)", 8, 16},
     {ANY, CPU, F32, AGMEM_GRADIENTS, HOST, 8, MEASURED,
-     "issue #10 measurement, to be re-derived: backward() writes each gradient as an R double "
-     "matrix into $grad (R/autograd.R:1076)"},
+     "issue #10 measurement (fit grid; source split): backward() computes each weight "
+     "gradient grad_out %*% t(x) (R/autograd.R:360) and keeps it in its environment and $grad "
+     "(R/autograd.R:1026, 1076)", 8, 0},
     {ADAM, CPU, F32, AGMEM_OPTIMIZER_STATE, HOST, 16, MEASURED,
-     "issue #10 measurement, to be re-derived: optimizer_adam() keeps m and v as R double "
-     "matrices (R/autograd.R:1527-1528, zeros made at 1158)"},
+     "issue #10 measurement (fit grid; source split): optimizer_adam() keeps m and v as R "
+     "double matrices (R/autograd.R:1527-1528, zeros made at 1158); each step allocates beta1 * m, "
+     "(1 - beta1) * g, g^2 and beta2 * v for the new ones (R/autograd.R:1584-1585)", 32, 16},
     {SGD, CPU, F32, AGMEM_OPTIMIZER_STATE, HOST, 8, MEASURED,
-     "issue #10 measurement, to be re-derived: optimizer_sgd() keeps a velocity, an R double "
-     "matrix per parameter (R/autograd.R:1407)"},
+     "issue #10 measurement (fit grid; source split): optimizer_sgd() keeps a velocity, an R "
+     "double matrix per parameter (R/autograd.R:1407); each step allocates "
+     "momentum * velocity for the new one (R/autograd.R:1429)", 8, 8},
     {SGD_PLAIN, CPU, F32, AGMEM_OPTIMIZER_STATE, HOST, 8, MEASURED,
-     "issue #10 measurement, to be re-derived: optimizer_sgd() allocates the velocity even "
-     "with momentum = 0 (R/autograd.R:1407)"},
-    {ADAM, CPU, F32, AGMEM_STEP_TRANSIENTS, HOST, 36, MEASURED,
-     "issue #10 measurement, to be re-derived: the rest of adam's 68 B; each *, +, ^2, / and "
-     "sqrt of the step allocates a full-size double (R/autograd.R:1584-1593), and the tape "
-     "keeps the pre-step weights (a_snap, R/autograd.R:347) until zero_grad()"},
-    {SGD, CPU, F32, AGMEM_STEP_TRANSIENTS, HOST, 32, MEASURED,
-     "issue #10 measurement, to be re-derived: the rest of sgd's 56 B; momentum * velocity, "
-     "+ g, lr * velocity and w - ... allocate full-size doubles (R/autograd.R:1429-1430), and "
-     "the tape keeps the pre-step weights (R/autograd.R:347) until zero_grad()"},
+     "issue #10 measurement (fit grid; source split): optimizer_sgd() allocates the velocity "
+     "even with momentum = 0 (R/autograd.R:1407) and never updates it", 0, 8},
+    {ADAM, CPU, F32, AGMEM_STEP_TRANSIENTS, HOST, 55, MEASURED,
+     "issue #10 measurement (fit grid): the rest of adam's fitted bytes per parameter; "
+     "allocated per step: m_hat, v_hat, sqrt(v_hat) and lr * m_hat (R/autograd.R:1587-1593; "
+     "R's arithmetic reuses an operand nothing else references, so + eps, the quotient and "
+     "w - ... allocate nothing); held: the old m and v and the pre-step weight the tape keeps "
+     "(R/autograd.R:347) until R collects them", 32, 0},
+    {SGD, CPU, F32, AGMEM_STEP_TRANSIENTS, HOST, 33, MEASURED,
+     "issue #10 measurement (fit grid): the rest of sgd's fitted bytes per parameter; "
+     "allocated per step: lr * velocity (R/autograd.R:1430; + g and w - ... reuse their "
+     "temporary operand); held: the old velocity and the pre-step weight the tape keeps "
+     "(R/autograd.R:347)", 8, 0},
     {SGD_PLAIN, CPU, F32, AGMEM_STEP_TRANSIENTS, HOST, 22, MEASURED,
-     "issue #10 measurement, to be re-derived: the rest of sgd_plain's 46 B; lr * g and "
-     "w - lr * g (R/autograd.R:1432), and the pre-step weights the tape keeps "
-     "(R/autograd.R:347) until zero_grad()"},
+     "issue #10 measurement (fit grid): the rest of sgd_plain's fitted bytes per parameter; "
+     "allocated per step: lr * g (R/autograd.R:1432; w - ... reuses it); held: the pre-step "
+     "weight the tape keeps (R/autograd.R:347)", 8, 0},
 
-    /* ---- device "gpu" (ag_device("gpu")), resident weights: host side ---- */
+    /* ---- device "gpu" (ag_device("gpu")), resident weights: host side. Measured on ggml's
+       CPU backend as the RSS growth less the device pools (which a GPU keeps in its own
+       memory); uploads copy to a plain double vector first (as.numeric(), R/ag_device.R:1650)
+       and reads of a resident value download to an R double matrix (R/ag_device.R:1720-1734).
+       ---- */
+    {ANY, GPU, ANY, AGMEM_GRADIENTS, HOST, 8, MEASURED,
+     "issue #10 measurement (fit grid; source split): backward() installs the leaf gradients "
+     "in $grad as host doubles (R/autograd.R:1076, .ag_bwd_write_leaf_grads). Allocated: that "
+     "per step; once the weight's runif()/matrix() and its upload copy (R/autograd.R:1715, "
+     "142)", 8, 24},
+    {ADAM, GPU, ANY, AGMEM_BUILD_TRANSIENTS, HOST, 6, MEASURED,
+     "issue #10 measurement (fit grid): the rest of adam's fitted host bytes per parameter; "
+     "optimizer_adam() builds each device moment from a host zero matrix, downloading the "
+     "weight for its shape and copying the zeros to upload them (.ag_opt_zero_like, "
+     "R/autograd.R:1156-1162); per step the host gradient is uploaded (R/autograd.R:1565-1567)",
+     8, 48},
     {SGD, GPU, ANY, AGMEM_OPTIMIZER_STATE, HOST, 8, MEASURED,
-     "issue #10 measurement, to be re-derived: the sgd velocity stays an R double matrix and "
-     "the step runs on the host (R/autograd.R:1407, 1429-1432)"},
+     "issue #10 measurement (fit grid; source split): the sgd velocity stays an R double "
+     "matrix (R/autograd.R:1407), built from a download of the weight", 8, 16},
+    {SGD, GPU, ANY, AGMEM_STEP_TRANSIENTS, HOST, 51, MEASURED,
+     "issue #10 measurement (fit grid): the rest of sgd's fitted host bytes per parameter; "
+     "the step runs on the host: the weight downloaded, momentum * velocity, lr * velocity "
+     "and the upload of the new weight (R/autograd.R:1424-1430)", 24, 0},
     {SGD_PLAIN, GPU, ANY, AGMEM_OPTIMIZER_STATE, HOST, 8, MEASURED,
-     "issue #10 measurement, to be re-derived: optimizer_sgd() allocates the host velocity "
-     "even with momentum = 0 (R/autograd.R:1407)"},
-    {ADAM, GPU, ANY, AGMEM_BUILD_TRANSIENTS, HOST, 24, MEASURED,
-     "issue #10 measurement, to be re-derived: transient host doubles while optimizer_adam() "
-     "builds its device moments (.ag_opt_zero_like, R/autograd.R:1156-1162)"},
+     "issue #10 measurement (fit grid; source split): optimizer_sgd() allocates the host "
+     "velocity even with momentum = 0 (R/autograd.R:1407)", 0, 16},
+    {SGD_PLAIN, GPU, ANY, AGMEM_STEP_TRANSIENTS, HOST, 35, MEASURED,
+     "issue #10 measurement (fit grid): the rest of sgd_plain's fitted host bytes per "
+     "parameter; the weight downloaded, lr * g and the upload of the new weight "
+     "(R/autograd.R:1424-1432)", 24, 0},
 
     /* ---- device "gpu": device side, persistent pool ---- */
     {ANY, GPU, F32, AGMEM_WEIGHTS, DEVICE, 4, MEASURED,
-     "issue #10 measurement, to be re-derived: ag_param() uploads the weight in f32 to the "
-     "persistent pool (R/autograd.R:142)"},
+     "issue #10 measurement (fit grid, persistent pool): ag_param() uploads the weight in f32 "
+     "to the persistent pool (R/autograd.R:142)"},
     {ANY, GPU, F16, AGMEM_WEIGHTS, DEVICE, 2, SOURCE,
      "source only (f16 aborts on the CPU backend, not measured): the weight is uploaded in "
      "the dtype (R/autograd.R:142)"},
@@ -100,8 +141,8 @@ const agmem_param_rule agmem_param_rules[] = {
      "source only (bf16 aborts on the CPU backend, not measured): the weight is uploaded in "
      "the dtype (R/autograd.R:142)"},
     {ADAM, GPU, ANY, AGMEM_OPTIMIZER_STATE, DEVICE, 8, MEASURED,
-     "issue #10 measurement, to be re-derived: m and v are f32 in the persistent pool "
-     "whatever the dtype (R/autograd.R:1160-1161)"},
+     "issue #10 measurement (fit grid, persistent pool): m and v are f32 in the persistent "
+     "pool whatever the dtype (R/autograd.R:1159-1161, 1527-1528)"},
     {ADAM, GPU, F16, AGMEM_MASTER_WEIGHTS, DEVICE, 4, SOURCE,
      "source only (not measurable here): an f16 weight gets an f32 master copy in the "
      "persistent pool (R/ag_device.R:1251-1265)"},
@@ -111,97 +152,158 @@ const agmem_param_rule agmem_param_rules[] = {
 
     /* ---- device "gpu": device side, pass pool (freed at every with_grad_tape()) ---- */
     {ANY, GPU, ANY, AGMEM_GRADIENTS, DEVICE, 8, MEASURED,
-     "issue #10 measurement, to be re-derived: the pass pool's per-parameter part, ~8 B "
-     "(f32 gradients and the step's uploads, R/autograd.R:1565-1567), measured in f32"},
+     "issue #10 measurement (fit grid, pass pool): the pass pool's bytes per parameter, the "
+     "f32 gradients of the graph backward and the step's f32 uploads (R/autograd.R:1565-1567), "
+     "measured in f32"},
 };
 const R_xlen_t agmem_n_param_rules = sizeof agmem_param_rules / sizeof agmem_param_rules[0];
 
-/* Bytes per unit and sample. Issue #10 measured, on the CPU, ~37 B of activations per unit and
-   sample for a relu dense layer (matmul, add, relu) and a peak slope of ~90 B in all, so ~53 B
-   of activation gradients; on the GPU, ~29 B in the device's pass pool. Those totals are split
-   over the ops by reading the source; sigmoid, tanh and softmax were not measured. */
+/* Bytes per unit and sample. The units of an op are its layer's output width, of a loss the
+ * model's output width, of "input" the model's input width. `bytes`: on the CPU, fitted as for
+ * the parameters: "matmul" + "add" is the fitted cost of a layer without activation, each
+ * activation's row the fitted extra of a hidden layer with it, each loss's row the fitted extra
+ * of the output layer over a layer without activation (the tape of the previous step stays
+ * reachable from `loss` until the next forward pass replaces it, so the figures hold about two
+ * tapes and two sets of activation gradients, and R's uncollected garbage). On the GPU, the pass
+ * pool, fitted the same way on the fit grid. `alloc_step`: the host bytes allocated per step,
+ * from the source (8 B per double, 4 per logical). */
 const agmem_unit_rule agmem_unit_rules[] = {
-    /* op, device, component, where, bytes, basis, cite */
+    /* op, device, component, where, bytes, basis, cite, alloc_step */
 
     /* ---- device "cpu": R doubles ---- */
-    {"matmul", CPU, AGMEM_ACTIVATIONS, HOST, 8, MEASURED,
-     "issue #10 measurement, to be re-derived: the product W %*% x, kept on the tape "
-     "(R/autograd.R:340)"},
-    {"matmul", CPU, AGMEM_ACTIVATION_GRADIENTS, HOST, 24, MEASURED,
-     "issue #10 measurement, to be re-derived: share of the 53 B; the input gradient "
-     "t(W) %*% g and t(x) (R/autograd.R:361) kept in backward()'s environment "
-     "(R/autograd.R:1026)"},
-    {"add", CPU, AGMEM_ACTIVATIONS, HOST, 8, MEASURED,
-     "issue #10 measurement, to be re-derived: the sum a + b (R/autograd.R:421); the "
-     "broadcast bias matrix is transient"},
-    {"add", CPU, AGMEM_ACTIVATION_GRADIENTS, HOST, 8, MEASURED,
-     "issue #10 measurement, to be re-derived: share of the 53 B; the gradient passed "
-     "through the add (R/autograd.R:430-445)"},
-    {"relu", CPU, AGMEM_ACTIVATIONS, HOST, 21, MEASURED,
-     "issue #10 measurement, to be re-derived: the rest of the 37 B; pmax(x, 0) and the "
-     "double mask (x > 0) * 1 (R/autograd.R:640, 649) and the logical x > 0"},
-    {"relu", CPU, AGMEM_ACTIVATION_GRADIENTS, HOST, 21, MEASURED,
-     "issue #10 measurement, to be re-derived: the rest of the 53 B; grad_out and "
-     "grad_out * mask (R/autograd.R:651)"},
-    {"sigmoid", CPU, AGMEM_ACTIVATIONS, HOST, 21, SOURCE,
-     "source only: as relu, an output and a multiplier s * (1 - s) (R/autograd.R:672, 682-683)"},
-    {"sigmoid", CPU, AGMEM_ACTIVATION_GRADIENTS, HOST, 21, SOURCE,
-     "source only: as relu, grad_out * mult (R/autograd.R:684)"},
-    {"tanh", CPU, AGMEM_ACTIVATIONS, HOST, 21, SOURCE,
-     "source only: as relu, an output and a multiplier 1 - t^2 (R/autograd.R:701, 709-710)"},
-    {"tanh", CPU, AGMEM_ACTIVATION_GRADIENTS, HOST, 21, SOURCE,
-     "source only: as relu, grad_out * mult (R/autograd.R:711)"},
-    {"softmax", CPU, AGMEM_ACTIVATIONS, HOST, 8, SOURCE,
-     "source only: the output p, which the tape keeps (R/autograd.R:741, 748)"},
-    {"softmax", CPU, AGMEM_ACTIVATION_GRADIENTS, HOST, 24, SOURCE,
-     "source only: pm * grad_out, dot_m and the result (R/autograd.R:752-755)"},
-    {"loss_mse", CPU, AGMEM_ACTIVATIONS, HOST, 0, MEASURED,
-     "issue #10: unknown, 0 for now; the difference pred - target (R/autograd.R:796, 803) "
-     "is inside the measured ~90 B slope"},
-    {"loss_cross_entropy", CPU, AGMEM_ACTIVATIONS, HOST, 0, MEASURED,
-     "issue #10: unknown, 0 for now; the clamped p and the target (R/autograd.R:836, 842-843)"},
-    {"loss_softmax_cross_entropy", CPU, AGMEM_ACTIVATIONS, HOST, 0, MEASURED,
-     "issue #10: unknown, 0 for now; the softmax p and the target (R/autograd.R:885-890, 896-897)"},
+    {"input", CPU, AGMEM_ACTIVATIONS, HOST, 8, MEASURED,
+     "issue #10 measurement (fit grid): per input unit and sample; t(x) of the first layer's "
+     "weight gradient (R/autograd.R:360)", 8},
+    {"matmul", CPU, AGMEM_ACTIVATIONS, HOST, 23, MEASURED,
+     "issue #10 measurement (fit grid): a third of the fitted matmul + add, as the source's "
+     "live objects split: the product W %*% x (R/autograd.R:340); allocated: it, and t(x) and "
+     "t(W) %*% g of the next layer, which reads these units (R/autograd.R:360-361)", 24},
+    {"add", CPU, AGMEM_ACTIVATIONS, HOST, 45, MEASURED,
+     "issue #10 measurement (fit grid): two thirds of the fitted matmul + add: the broadcast "
+     "bias matrix, which the backward closure keeps with its frame, and the sum, both "
+     "allocated (R/autograd.R:416-421)", 16},
+    {"relu", CPU, AGMEM_ACTIVATIONS, HOST, 72, MEASURED,
+     "issue #10 measurement (fit grid): a hidden relu layer over one without activation; "
+     "allocated: pmax(x, 0), the logical x > 0, the double mask (R/autograd.R:640, 649) and "
+     "grad_out * mask (R/autograd.R:651)", 28},
+    {"sigmoid", CPU, AGMEM_ACTIVATIONS, HOST, 46, MEASURED,
+     "issue #10 measurement (fit grid): a hidden sigmoid layer over one without activation; "
+     "allocated: -x (exp, 1 + and 1 / reuse it), 1 - s (s * reuses it) (R/autograd.R:672, "
+     "683) and grad_out * mult (R/autograd.R:684)", 24},
+    {"tanh", CPU, AGMEM_ACTIVATIONS, HOST, 47, MEASURED,
+     "issue #10 measurement (fit grid): a hidden tanh layer over one without activation; "
+     "allocated: tanh(x), t^2 (1 - reuses it) (R/autograd.R:701, 710) and grad_out * mult "
+     "(R/autograd.R:711)", 24},
+    {"softmax", CPU, AGMEM_ACTIVATIONS, HOST, 144, SOURCE,
+     "source only (a dense stack has no softmax layer; not measured): twice its allocation, "
+     "as the measured sigmoid and tanh hold (46 and 47 B for 24 allocated); allocated: apply()'s "
+     "copy and columns, the max matrix, x - mx (exp reuses it), the sums matrix, p "
+     "(R/autograd.R:737-741), and pm * g, dot_m, g - dot_m (R/autograd.R:752-755)", 72},
+    {"loss_mse", CPU, AGMEM_ACTIVATIONS, HOST, 41, MEASURED,
+     "issue #10 measurement (fit grid): the output layer with ag_mse_loss() over a layer "
+     "without activation; allocated: diff, diff^2 (R/autograd.R:796-798) and (2 / n) * diff "
+     "(* g reuses it) (R/autograd.R:809)", 24},
+    {"loss_cross_entropy", CPU, AGMEM_ACTIVATIONS, HOST, 45, MEASURED,
+     "issue #10 measurement (fit grid): the output layer with ag_cross_entropy_loss() over "
+     "a layer without activation; allocated: pmin, pmax, log (t * reuses it), -t (/ p reuses "
+     "it) (R/autograd.R:836-849) and -t in the backward (R/autograd.R:845)", 40},
+    {"loss_softmax_cross_entropy", CPU, AGMEM_ACTIVATIONS, HOST, 95, MEASURED,
+     "issue #10 measurement (fit grid): the output layer with "
+     "ag_softmax_cross_entropy_loss() over a layer without activation; allocated: apply()'s "
+     "copy and columns, the max matrix, l - mx (exp reuses it), the sums matrix, p, pmax, log "
+     "(t * reuses it), p - t (R/autograd.R:883-903), which the closure's frame keeps, and "
+     "p - t in the backward (R/autograd.R:899)", 80},
 
     /* ---- device "gpu": f32 in the device's pass pool ---- */
-    {"matmul", GPU, AGMEM_ACTIVATIONS, DEVICE, 4, MEASURED,
-     "issue #10 measurement, to be re-derived: share of the ~29 B; the f32 product "
-     "(R/autograd.R:332)"},
-    {"matmul", GPU, AGMEM_ACTIVATION_GRADIENTS, DEVICE, 4, MEASURED,
-     "issue #10 measurement, to be re-derived: share of the ~29 B; the f32 input gradient"},
-    {"add", GPU, AGMEM_ACTIVATIONS, DEVICE, 4, MEASURED,
-     "issue #10 measurement, to be re-derived: share of the ~29 B; the f32 sum "
-     "(R/autograd.R:399)"},
-    {"add", GPU, AGMEM_ACTIVATION_GRADIENTS, DEVICE, 4, MEASURED,
-     "issue #10 measurement, to be re-derived: share of the ~29 B; the f32 gradient"},
-    {"relu", GPU, AGMEM_ACTIVATIONS, DEVICE, 8, MEASURED,
-     "issue #10 measurement, to be re-derived: share of the ~29 B; the f32 output and the "
-     "step mask (R/autograd.R:637, 649)"},
-    {"relu", GPU, AGMEM_ACTIVATION_GRADIENTS, DEVICE, 5, MEASURED,
-     "issue #10 measurement, to be re-derived: the rest of the ~29 B; g * mask in f32"},
-    {"sigmoid", GPU, AGMEM_ACTIVATIONS, DEVICE, 8, SOURCE,
-     "source only: as relu, an f32 output and multiplier (R/autograd.R:669, 682)"},
-    {"sigmoid", GPU, AGMEM_ACTIVATION_GRADIENTS, DEVICE, 5, SOURCE,
-     "source only: as relu"},
-    {"tanh", GPU, AGMEM_ACTIVATIONS, DEVICE, 8, SOURCE,
-     "source only: as relu, an f32 output and multiplier (R/autograd.R:698, 709)"},
-    {"tanh", GPU, AGMEM_ACTIVATION_GRADIENTS, DEVICE, 5, SOURCE,
-     "source only: as relu"},
-    {"softmax", GPU, AGMEM_ACTIVATIONS, DEVICE, 4, SOURCE,
-     "source only: the f32 output p (R/autograd.R:733)"},
-    {"softmax", GPU, AGMEM_ACTIVATION_GRADIENTS, DEVICE, 12, SOURCE,
-     "source only: p * (g - colSums(p * g)) built in the backward graph"},
-    {"loss_mse", GPU, AGMEM_ACTIVATIONS, DEVICE, 0, MEASURED,
-     "issue #10: unknown, 0 for now; the f32 difference kept on the device "
-     "(R/autograd.R:782-786)"},
-    {"loss_cross_entropy", GPU, AGMEM_ACTIVATIONS, HOST, 0, MEASURED,
-     "issue #10: unknown, 0 for now; computed on the host from downloaded data "
-     "(R/autograd.R:831-846)"},
-    {"loss_softmax_cross_entropy", GPU, AGMEM_ACTIVATIONS, HOST, 0, MEASURED,
-     "issue #10: unknown, 0 for now; computed on the host from downloaded data "
-     "(R/autograd.R:865-895)"},
+    {"input", GPU, AGMEM_ACTIVATIONS, DEVICE, 4, MEASURED,
+     "issue #10 measurement (fit grid, pass pool): the f32 upload of the data X "
+     "(R/autograd.R:312, .ag_operand at R/ag_device.R:2037)"},
+    {"matmul", GPU, AGMEM_ACTIVATIONS, DEVICE, 8, MEASURED,
+     "issue #10 measurement (fit grid, pass pool): half the fitted matmul + add; the f32 "
+     "product (R/autograd.R:332) and its gradient in the backward graph"},
+    {"add", GPU, AGMEM_ACTIVATIONS, DEVICE, 8, MEASURED,
+     "issue #10 measurement (fit grid, pass pool): half the fitted matmul + add; the f32 sum "
+     "(R/autograd.R:403) and its gradient"},
+    {"relu", GPU, AGMEM_ACTIVATIONS, DEVICE, 12, MEASURED,
+     "issue #10 measurement (fit grid, pass pool): a hidden relu layer over one without "
+     "activation; the f32 output, the step mask (R/autograd.R:637, 649) and g * mask"},
+    {"sigmoid", GPU, AGMEM_ACTIVATIONS, DEVICE, 16, MEASURED,
+     "issue #10 measurement (fit grid, pass pool): a hidden sigmoid layer over one without "
+     "activation; the f32 output, its multiplier (R/autograd.R:670, 682) and g * mult"},
+    {"tanh", GPU, AGMEM_ACTIVATIONS, DEVICE, 16, MEASURED,
+     "issue #10 measurement (fit grid, pass pool): a hidden tanh layer over one without "
+     "activation; the f32 output, its multiplier (R/autograd.R:699, 709) and g * mult"},
+    {"softmax", GPU, AGMEM_ACTIVATIONS, DEVICE, 16, SOURCE,
+     "source only (not measured): the f32 output p (R/autograd.R:733) and "
+     "p * (g - colSums(p * g)) built in the backward graph, as a measured activation"},
+    {"loss_mse", GPU, AGMEM_ACTIVATIONS, DEVICE, 12, MEASURED,
+     "issue #10 measurement (fit grid, pass pool): the output layer with ag_mse_loss() over a "
+     "layer without activation; the f32 difference kept on the device and the target's "
+     "upload (R/autograd.R:782-786)"},
+    {"loss_cross_entropy", GPU, AGMEM_ACTIVATIONS, DEVICE, 4, MEASURED,
+     "issue #10 measurement (fit grid, pass pool): the output layer with "
+     "ag_cross_entropy_loss() over a layer without activation; computed on the host from "
+     "downloaded data (R/autograd.R:831-838), its gradient uploaded for the backward graph"},
+    {"loss_softmax_cross_entropy", GPU, AGMEM_ACTIVATIONS, DEVICE, 4, MEASURED,
+     "issue #10 measurement (fit grid, pass pool): the output layer with "
+     "ag_softmax_cross_entropy_loss() over a layer without activation; computed on the host "
+     "(R/autograd.R:864-893), its gradient uploaded for the backward graph"},
+
+    /* ---- device "gpu": host side (RSS growth less the device pools, see above) ---- */
+    {"input", GPU, AGMEM_ACTIVATIONS, HOST, 86, MEASURED,
+     "issue #10 measurement (fit grid): per input unit and sample on the host; the data's "
+     "upload copies it to a plain vector each step (R/ag_device.R:1650)", 8},
+    {"loss_mse", GPU, AGMEM_ACTIVATIONS, HOST, 0, MEASURED,
+     "issue #10 measurement (fit grid): per output unit and sample on the host with "
+     "ag_mse_loss(); the target's upload copy each step (R/autograd.R:782, R/ag_device.R:1650)",
+     8},
+    {"loss_cross_entropy", GPU, AGMEM_ACTIVATIONS, HOST, 56, MEASURED,
+     "issue #10 measurement (fit grid): per output unit and sample on the host with "
+     "ag_cross_entropy_loss(), which downloads pred and computes in R doubles "
+     "(R/autograd.R:831-849), and the gradient's upload copy", 56},
+    {"loss_softmax_cross_entropy", GPU, AGMEM_ACTIVATIONS, HOST, 105, MEASURED,
+     "issue #10 measurement (fit grid): per output unit and sample on the host with "
+     "ag_softmax_cross_entropy_loss(), which downloads the logits and computes in R doubles "
+     "(R/autograd.R:864-903), and the gradient's upload copy", 96},
 };
 const R_xlen_t agmem_n_unit_rules = sizeof agmem_unit_rules / sizeof agmem_unit_rules[0];
+
+/* The host's garbage-collection regime (model.c, host_regime()), for each device: the validation
+ * measures the peak of building the model and `steps` training steps; until R's vector heap
+ * reaches its first trigger (R's default 64 MiB, R_VSIZE in R's memory.c, less what is in use
+ * at the start), nothing is collected and the peak follows the bytes allocated; after, the
+ * heap that survives collections decides, through the trigger that R_VGrowFrac and
+ * R_VGrowIncrFrac grow with it. */
+const char *const agmem_gc_names[AGMEM_N_GC] = {"steps", "alloc_scale", "alloc_offset",
+                                                "headroom"};
+const agmem_gc_rule agmem_gc_rules[] = {
+    /* device, figure, value, cite */
+    {CPU, AGMEM_GC_STEPS, 3,
+     "issue #10 protocol: the peak of building the model and optimizer, then three steps"},
+    {CPU, AGMEM_GC_ALLOC_SCALE, 0.909,
+     "issue #10 measurement (fit grid, configurations that end before R's first "
+     "collection): measured peak per byte allocated as counted from the source (freed pages "
+     "the process already holds take part of it)"},
+    {CPU, AGMEM_GC_ALLOC_OFFSET, -1715200,
+     "issue #10 measurement (fit grid, the same configurations): the intercept of that fit"},
+    {CPU, AGMEM_GC_HEADROOM, 56120320,
+     "issue #10 measurement (fit grid, configurations whose peak is R's first collection): "
+     "the plateau, R's default vector trigger of 64 MiB less the heap in use after loading "
+     "ggmlR and the data"},
+    {GPU, AGMEM_GC_STEPS, 3,
+     "issue #10 protocol: the peak of building the model and optimizer, then three steps"},
+    {GPU, AGMEM_GC_ALLOC_SCALE, 0.782,
+     "issue #10 measurement (fit grid, device \"gpu\", host RSS growth less the device pools, "
+     "configurations that end before R's first collection): measured per counted byte"},
+    {GPU, AGMEM_GC_ALLOC_OFFSET, -12288,
+     "issue #10 measurement (fit grid, device \"gpu\", the same configurations): the "
+     "intercept of that fit"},
+    {GPU, AGMEM_GC_HEADROOM, 54362112,
+     "issue #10 measurement (fit grid, device \"gpu\", configurations whose host peak is R's "
+     "first collection): the plateau"},
+};
+
+const R_xlen_t agmem_n_gc_rules = sizeof agmem_gc_rules / sizeof agmem_gc_rules[0];
 
 /* Whether parameter rule r applies to (optimizer, device, dtype), all codes in range. */
 int agmem_param_rule_matches(const agmem_param_rule *r, int optimizer, int device, int dtype)

@@ -3,13 +3,16 @@ n_mlp <- 784 * 512 + 512 + 512 * 10 + 10
 
 # The model evaluated in R from the rule table, in the C code's order: for each (component,
 # where) cell, the parameter rules in table order, then the ops in order with each op's rules in
-# table order; the peaks sum the cells in component-then-where order.
+# table order; the peaks sum the cells in component-then-where order, except the host peak of a
+# device with gc rules, which is min(allocated, max(headroom, collected)).
 reference_memory <- function(spec, batch, optimizer, device, dtype) {
   rules <- training_rules()
   flat <- spec_ops(spec)
   n <- 0
   for (shape in spec$shapes) n <- n + prod(shape)
   cells <- list()
+  alloc_step <- 0
+  alloc_once <- 0
   add <- function(component, where, bytes, basis) {
     key <- paste(component, where)
     old <- if (is.null(cells[[key]])) list(bytes = 0, source = FALSE) else cells[[key]]
@@ -20,12 +23,19 @@ reference_memory <- function(spec, batch, optimizer, device, dtype) {
     if (p$optimizer[[i]] %in% c("any", optimizer) && p$device[[i]] == device &&
       p$dtype[[i]] %in% c("any", dtype)) {
       add(p$component[[i]], p$where[[i]], n * p$bytes[[i]], p$basis[[i]])
+      if (p$where[[i]] == "host") {
+        alloc_step <- alloc_step + n * p$alloc_step[[i]]
+        alloc_once <- alloc_once + n * p$alloc_once[[i]]
+      }
     }
   }
   u <- rules$unit
   for (k in seq_along(flat$ops)) {
     for (i in which(u$op == flat$ops[[k]] & u$device == device)) {
       add(u$component[[i]], u$where[[i]], flat$units[[k]] * batch * u$bytes[[i]], u$basis[[i]])
+      if (u$where[[i]] == "host") {
+        alloc_step <- alloc_step + flat$units[[k]] * batch * u$alloc_step[[i]]
+      }
     }
   }
   order <- c("weights", "gradients", "optimizer_state", "master_weights", "step_transients",
@@ -34,20 +44,39 @@ reference_memory <- function(spec, batch, optimizer, device, dtype) {
   keys <- keys[keys %in% names(cells)]
   parts <- do.call(rbind, strsplit(keys, " "))
   bytes <- vapply(cells[keys], `[[`, numeric(1), "bytes", USE.NAMES = FALSE)
+  host <- Reduce(`+`, bytes[parts[, 2] == "host"], 0)
+  regime <- NULL
+  gc <- rules$gc[rules$gc$device == device, ]
+  if (nrow(gc) > 0L) {
+    fig <- stats::setNames(gc$value, gc$figure)
+    allocated <- max(0, fig[["alloc_scale"]] * (alloc_once + fig[["steps"]] * alloc_step) +
+                       fig[["alloc_offset"]])
+    binding <- if (allocated < max(fig[["headroom"]], host)) {
+      "allocated"
+    } else if (host > fig[["headroom"]]) {
+      "collected"
+    } else {
+      "headroom"
+    }
+    regime <- list(allocated = allocated, headroom = fig[["headroom"]], collected = host,
+                   binding = binding)
+    host <- min(allocated, max(fig[["headroom"]], host))
+  }
   list(
     params = n,
-    host_peak = Reduce(`+`, bytes[parts[, 2] == "host"], 0),
+    host_peak = host,
     device_peak = Reduce(`+`, bytes[parts[, 2] == "device"], 0),
     components = data.frame(
       component = parts[, 1], where = parts[, 2], bytes = bytes,
       basis = ifelse(vapply(cells[keys], `[[`, logical(1), "source", USE.NAMES = FALSE),
                      "source only", "measured"),
       stringsAsFactors = FALSE
-    )
+    ),
+    host_regime = regime
   )
 }
 
-test_that("a relu layer on the CPU costs issue #10's figures, worked out by hand", {
+test_that("a relu layer on the CPU costs the fitted figures, worked out by hand", {
   mem <- ag_training_memory(mlp, 32L, quiet = TRUE)
   expect_identical(mem$params, n_mlp)
   host <- stats::setNames(mem$components$bytes, mem$components$component)
@@ -55,24 +84,56 @@ test_that("a relu layer on the CPU costs issue #10's figures, worked out by hand
   expect_identical(host[["weights"]], n_mlp * 8)
   expect_identical(host[["gradients"]], n_mlp * 8)
   expect_identical(host[["optimizer_state"]], n_mlp * 16)
-  expect_identical(host[["step_transients"]], n_mlp * 36)
-  # relu layer: 37 B of activations and 53 B of gradients per unit and sample; linear: 16 + 32.
-  expect_identical(host[["activations"]], 512 * 32 * 37 + 10 * 32 * 16)
-  expect_identical(host[["activation_gradients"]], 512 * 32 * 53 + 10 * 32 * 32)
-  expect_identical(mem$host_peak, sum(host))
+  expect_identical(host[["step_transients"]], n_mlp * 55)
+  # Fitted per unit and sample: data 8 (784 wide), matmul + add 23 + 45 on every layer's
+  # output (512 + 10), relu 72 on the hidden layer, mse 41 on the output.
+  acts <- 784 * 32 * 8 + 512 * 32 * 23 + 512 * 32 * 45 + 512 * 32 * 72 + 10 * 32 * 23 +
+    10 * 32 * 45 + 10 * 32 * 41
+  expect_equal(host[["activations"]], acts)
+  collected <- sum(host)
+  # Allocated by building and 3 steps, counted from the source: per parameter once 16 + 16,
+  # per step 8 + 8 + 32 + 32; per unit and sample per step: data 8, matmul + add 24 + 16,
+  # relu 28, mse 24; scaled by 0.909 and offset by -1715200 B, as fitted.
+  counted <- n_mlp * 32 + 3 * (n_mlp * 80 + 32 * (784 * 8 + (512 + 10) * 40 + 512 * 28 + 10 * 24))
+  allocated <- 0.909 * counted - 1715200
+  expect_equal(mem$host_regime$allocated, allocated)
+  expect_equal(mem$host_regime$collected, collected)
+  expect_identical(mem$host_regime$headroom, 56120320)
+  expect_equal(mem$host_peak, min(allocated, max(56120320, collected)))
+  expect_identical(mem$host_regime$binding, "headroom")
   expect_identical(mem$device_peak, 0)
   expect_false(mem$source_only)
   expect_identical(unique(mem$components$basis), "measured")
 })
 
-test_that("the fixed cost per parameter is 68, 56 and 46 B on the CPU", {
-  params_only <- ag_model_spec(list(fake_tensor(c(1000, 1000))))
-  per_param <- c(adam = 68, sgd = 56, sgd_plain = 46)
+test_that("the host peak follows the regime that binds: allocated, headroom, collected", {
+  tiny <- ag_training_memory(ag_dense_stack(c(256, 256, 10)), 64L, quiet = TRUE)
+  expect_identical(tiny$host_regime$binding, "allocated")
+  expect_identical(tiny$host_peak, tiny$host_regime$allocated)
+  expect_gt(tiny$host_peak, 0)
+  mid <- ag_training_memory(mlp, 32L, quiet = TRUE)
+  expect_identical(mid$host_regime$binding, "headroom")
+  expect_identical(mid$host_peak, mid$host_regime$headroom)
+  big <- ag_training_memory(ag_dense_stack(c(784, 2048, 2048, 10)), 256L, quiet = TRUE)
+  expect_identical(big$host_regime$binding, "collected")
+  expect_identical(big$host_peak, sum(big$components$bytes))
+  expect_identical(ag_training_memory(mlp, 32L, device = "gpu", quiet = TRUE)$host_regime$headroom,
+                   54362112)
+  # Allocations below the offset are no allocation, not a negative peak.
+  one <- ag_training_memory(ag_dense_stack(c(2, 1)), 1L, quiet = TRUE)
+  expect_identical(one$host_regime$allocated, 0)
+  expect_identical(one$host_peak, 0)
+})
+
+test_that("the collected cost per parameter is 87, 57 and 46 B on the CPU", {
+  params_only <- ag_model_spec(list(fake_tensor(c(2000, 1000))))
+  per_param <- c(adam = 87, sgd = 57, sgd_plain = 46)
   for (opt in names(per_param)) {
     mem <- ag_training_memory(params_only, 1, opt, quiet = TRUE)
-    expect_identical(mem$host_peak, 1e6 * per_param[[opt]], label = opt)
+    expect_identical(mem$host_peak, 2e6 * per_param[[opt]], label = opt)
+    expect_identical(mem$host_regime$binding, "collected", label = opt)
     state <- mem$components$bytes[mem$components$component == "optimizer_state"]
-    expect_identical(state, 1e6 * if (opt == "adam") 16 else 8, label = opt)
+    expect_identical(state, 2e6 * if (opt == "adam") 16 else 8, label = opt)
   }
 })
 
@@ -84,10 +145,24 @@ test_that("on the GPU, the device holds 12 B per parameter for adam and 4 for sg
     expect_identical(persistent, n_mlp * if (opt == "adam") 12 else 4, label = opt)
     expect_identical(dev$bytes[dev$component == "gradients"], n_mlp * 8)
     unit_bytes <- sum(dev$bytes[dev$component %in% c("activations", "activation_gradients")])
-    expect_identical(unit_bytes, 512 * 32 * 29 + 10 * 32 * 16, label = opt)
+    # pass pool per unit and sample: data 4, matmul + add 16, relu 12, mse 12
+    expect_identical(unit_bytes, 784 * 32 * 4 + 512 * 32 * 28 + 10 * 32 * 28, label = opt)
     host <- mem$components[mem$components$where == "host", ]
-    expect_identical(mem$host_peak, n_mlp * if (opt == "adam") 24 else 8, label = opt)
-    expect_false(any(host$component %in% c("weights", "gradients")))
+    host <- stats::setNames(host$bytes, host$component)
+    # On the host: the gradients as R doubles; adam's build transient, or sgd's velocity and
+    # host step; the data's upload copy (86 per input unit and sample, fitted); no weights.
+    expect_false("weights" %in% names(host))
+    expect_identical(host[["gradients"]], n_mlp * 8)
+    if (opt == "adam") {
+      expect_identical(host[["build_transients"]], n_mlp * 6)
+    } else {
+      expect_identical(host[["optimizer_state"]], n_mlp * 8, label = opt)
+      expect_identical(host[["step_transients"]], n_mlp * if (opt == "sgd") 51 else 35)
+    }
+    expect_identical(host[["activations"]], 784 * 32 * 86)
+    r <- mem$host_regime
+    expect_identical(r$collected, sum(host))
+    expect_identical(mem$host_peak, min(r$allocated, max(r$headroom, r$collected)))
     expect_false(mem$source_only)
   }
 })
@@ -111,12 +186,16 @@ test_that("f16 and bf16 weights are 2 B, adam adds an f32 master copy: source on
 })
 
 test_that("unmeasured activations are flagged source only", {
-  mem <- ag_training_memory(ag_dense_stack(c(4, 8, 2), "tanh"), quiet = TRUE)
-  expect_true(mem$source_only)
-  expect_identical(
-    mem$components$basis[mem$components$component %in% c("activations", "activation_gradients")],
-    c("source only", "source only")
-  )
+  for (dev in c("cpu", "gpu")) {
+    mem <- ag_training_memory(fake_linear(4, 8, "softmax"), device = dev, quiet = TRUE)
+    expect_true(mem$source_only)
+    comp <- mem$components
+    where <- if (dev == "cpu") "host" else "device"
+    expect_identical(comp$basis[comp$component == "activations" & comp$where == where],
+                     "source only")
+    measured <- ag_training_memory(ag_dense_stack(c(4, 8, 2), "tanh"), device = dev, quiet = TRUE)
+    expect_false(measured$source_only)
+  }
 })
 
 test_that("the result has the documented fields and types", {
@@ -124,7 +203,7 @@ test_that("the result has the documented fields and types", {
   expect_s3_class(mem, "ag_training_memory")
   expect_identical(names(mem), c("host_peak", "device_peak", "components", "params",
                                  "batch_size", "optimizer", "device", "dtype", "loss",
-                                 "uncovered", "source_only"))
+                                 "uncovered", "source_only", "host_regime"))
   expect_identical(names(mem$components), c("component", "where", "bytes", "basis"))
   expect_identical(mem$batch_size, 64)
   expect_identical(mem[c("optimizer", "device", "dtype", "loss")],
@@ -154,13 +233,19 @@ test_that("every figure equals the rule table evaluated in R; peaks are sums, mo
       mem <- ag_training_memory(spec, batches[[j]], g$optimizer, g$device, g$dtype, quiet = TRUE)
       want <- reference_memory(spec, batches[[j]], g$optimizer, g$device, g$dtype)
       got <- list(params = mem$params, host_peak = mem$host_peak,
-                  device_peak = mem$device_peak, components = mem$components)
+                  device_peak = mem$device_peak, components = mem$components,
+                  host_regime = mem$host_regime)
       if (!identical(got, want)) {
         mismatches <- mismatches + 1L
         expect_identical(got, want, label = paste("case", i, "batch", batches[[j]]))
       }
       comp <- mem$components
-      if (!identical(mem$host_peak, Reduce(`+`, comp$bytes[comp$where == "host"], 0)) ||
+      host <- Reduce(`+`, comp$bytes[comp$where == "host"], 0)
+      r <- mem$host_regime
+      if (!is.null(r)) {
+        host <- min(r$allocated, max(r$headroom, host))
+      }
+      if (!identical(mem$host_peak, host) ||
         !identical(mem$device_peak, Reduce(`+`, comp$bytes[comp$where == "device"], 0))) {
         mismatches <- mismatches + 1L
       }
@@ -176,13 +261,23 @@ test_that("every figure equals the rule table evaluated in R; peaks are sums, mo
 
 test_that("the rule table cites a source for every row and is complete", {
   rules <- training_rules()
-  for (tab in rules) {
+  for (tab in rules[c("param", "unit")]) {
     expect_true(all(nzchar(tab$cite)))
     expect_true(all(tab$basis %in% c("measured", "source only")))
     expect_true(all(is.finite(tab$bytes) & tab$bytes >= 0))
     expect_true(all(grepl("issue #10|source only", tab$cite)))
     expect_identical(tab$basis == "source only", grepl("^source only", tab$cite))
+    expect_true(all(is.finite(tab$alloc_step) & tab$alloc_step >= 0))
   }
+  gc <- rules$gc
+  expect_true(all(grepl("issue #10", gc$cite)))
+  expect_true(all(is.finite(gc$value)))
+  # One figure of each kind per device.
+  for (dev in c("cpu", "gpu")) {
+    expect_identical(sort(gc$figure[gc$device == dev]),
+                     sort(c("steps", "alloc_scale", "alloc_offset", "headroom")))
+  }
+  expect_true(all(gc$value[gc$figure != "alloc_offset"] > 0))
   p <- rules$param
   # Every setting that is accepted has weights somewhere, and the CPU is f32 only.
   for (opt in c("adam", "sgd", "sgd_plain")) {
@@ -288,7 +383,7 @@ test_that("the .Call entry point checks every argument it reads", {
     expect_error(call(units = bad), "`units` must be a numeric vector")
   }
   for (bad in list(flat$units[-1], c(flat$units, 1), numeric(0))) {
-    expect_error(call(units = bad), "`units` has [0-9]+ elements for 6 ops")
+    expect_error(call(units = bad), "`units` has [0-9]+ elements for 7 ops")
   }
   for (v in list(NA, NA_integer_, NaN, Inf, -Inf, 0, -1, -1L, 2.5)) {
     units <- flat$units
@@ -327,12 +422,14 @@ test_that("a figure that would not be finite is an error, not Inf", {
   expect_error(call(list(c(1e300, 1e7))), "parameters make its byte counts overflow")
   # Every cell finite, their sum not: 5e306 parameters at 46 B (8 + 8 + 8 + 22).
   expect_error(call(5e306, opt = "sgd_plain"), "peak overflows a double")
-  expect_identical(call(2e306, opt = "sgd_plain")$host_peak,
-                   2e306 * 8 + 2e306 * 8 + 2e306 * 8 + 2e306 * 22)
+  expect_identical(call(1e306, opt = "sgd_plain")$host_peak,
+                   1e306 * 8 + 1e306 * 8 + 1e306 * 8 + 1e306 * 22)
+  # The cells' sum finite, the bytes allocated in 3 steps not (24 once + 3 x 24 per step).
+  expect_error(call(1.9e306, opt = "sgd_plain"), "host allocations overflow a double")
   expect_error(call(1, 1e300, "matmul", .Machine$integer.max),
                "`units` \\(element 1, 1e\\+300\\) times `batch_size` \\(2147483647\\) make")
   expect_error(call(1, rep(1e306, 30), rep("matmul", 30)),
-               "activation_gradients overflow a double")
+               "activations overflow a double")
   expect_error(call(1, 1.5e308, "loss_mse", 2L), "`units`.*overflow")
   expect_error(ag_training_memory(ag_dense_stack(c(1e300, 1e7, 2)), quiet = TRUE), "overflow")
 })
@@ -347,4 +444,27 @@ test_that("long op vectors are read to the end", {
           "cpu", "f32"),
     "element 200001 is 0"
   )
+})
+
+test_that("real ggmlR training steps fill the device pools as predicted", {
+  skip_on_cran()
+  skip_if_not_installed("ggmlR")
+  skip_if_not(file.exists("/proc/self/status"), "needs Linux's /proc")
+  script <- system.file("validation", "measure-one.R", package = "agmem")
+  skip_if(!nzchar(script), "inst/validation is not installed")
+  for (cfg in list(c("256,512,10", "64", "adam", "relu", "softmax_cross_entropy"),
+                   c("128,64,64,32", "16", "sgd", "tanh", "mse"))) {
+    out <- system2(file.path(R.home("bin"), "Rscript"),
+                   c(script, paste0("--widths=", cfg[[1]]), paste0("--batch=", cfg[[2]]),
+                     paste0("--optimizer=", cfg[[3]]), paste0("--activation=", cfg[[4]]),
+                     paste0("--loss=", cfg[[5]]), "--device=gpu"),
+                   stdout = TRUE, stderr = FALSE)
+    line <- grep("^RESULT,", out, value = TRUE)
+    expect_length(line, 1L)
+    field <- function(name) as.numeric(sub(paste0(".*,", name, "=([0-9.]+).*"), "\\1", line))
+    measured <- field("pass_pool") + field("persistent_pool")
+    spec <- ag_dense_stack(as.numeric(strsplit(cfg[[1]], ",")[[1]]), cfg[[4]], cfg[[5]])
+    mem <- ag_training_memory(spec, as.integer(cfg[[2]]), cfg[[3]], "gpu", quiet = TRUE)
+    expect_lt(abs(mem$device_peak / measured - 1), 0.02, label = cfg[[1]])
+  }
 })

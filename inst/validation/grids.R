@@ -1,0 +1,76 @@
+# grids.R: the configurations the validation measures.
+#
+# grid_fit() is what the rule figures of src/rules.c are fitted on; grid_holdout() is what the
+# goal is judged on, drawn with another seed and with no configuration in common with the fit
+# grid; grid_large() is a second holdout of large batches and models; grid_subset() is the part
+# of the holdout grid CI runs (a few minutes on 2 cores).
+# A configuration is: widths (input first, "-"-separated), batch, optimizer, activation, loss and
+# device. Each is kept under ~1.5 GB of host memory and ~6e8 parameter-samples of work (about
+# 3 s of reference BLAS per three steps).
+
+grid_widths <- c(64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048)
+grid_outputs <- c(1, 10, 64, 256, 1024)
+grid_inputs <- c(grid_widths, 784)
+grid_batches <- 2^(0:11)
+
+# n configurations drawn with seed: balanced over device, optimizer, activation and loss, with
+# random widths (1 to 6 layers), input and output widths and a batch from `batches`, rejecting
+# what is too big (more than max_work parameter-samples, or about 1.2 GB of host memory).
+draw_grid <- function(n, seed, exclude = character(0), batches = grid_batches, max_work = 6e8) {
+  set.seed(seed)
+  levels <- expand.grid(optimizer = c("adam", "sgd", "sgd_plain"),
+                        activation = c("relu", "sigmoid", "tanh", "none"),
+                        loss = c("mse", "cross_entropy", "softmax_cross_entropy"),
+                        stringsAsFactors = FALSE)
+  rows <- vector("list", n)
+  keys <- exclude
+  i <- 0L
+  while (i < n) {
+    lv <- levels[sample.int(nrow(levels), 1L), ]
+    device <- if (i %% 3L == 2L) "gpu" else "cpu"
+    layers <- sample.int(6L, 1L)
+    hidden <- sample(grid_widths, layers - 1L, replace = TRUE)
+    input <- sample(grid_inputs, 1L)
+    output <- if (stats::runif(1) < 0.5) sample(grid_outputs, 1L) else sample(grid_widths, 1L)
+    widths <- c(input, hidden, output)
+    batch <- sample(batches, 1L)
+    params <- sum(widths[-length(widths)] * widths[-1L] + widths[-1L])
+    units <- sum(widths) * batch
+    if (params * batch > max_work || 110 * params + 400 * units > 1.2e9 || params < 64) next
+    key <- config_key(paste(widths, collapse = "-"), batch, lv$optimizer, lv$activation,
+                      lv$loss, device)
+    if (key %in% keys) next
+    keys <- c(keys, key)
+    i <- i + 1L
+    rows[[i]] <- data.frame(widths = paste(widths, collapse = "-"), batch = batch,
+                            optimizer = lv$optimizer, activation = lv$activation,
+                            loss = lv$loss, device = device, stringsAsFactors = FALSE)
+  }
+  do.call(rbind, rows)
+}
+
+config_key <- function(widths, batch, optimizer, activation, loss, device) {
+  paste(widths, batch, optimizer, activation, loss, device, sep = "|")
+}
+grid_keys <- function(g) {
+  config_key(g$widths, g$batch, g$optimizer, g$activation, g$loss, g$device)
+}
+
+grid_fit <- function() draw_grid(240L, 20261203L)
+grid_holdout <- function() draw_grid(150L, 777L, exclude = grid_keys(grid_fit()))
+
+# A second holdout of large batches (256 to 2048) and up to 4e9 parameter-samples of work
+# (about 20 s each): where the fit grid, capped at 6e8, has few configurations.
+grid_large <- function() {
+  draw_grid(45L, 4242L, exclude = c(grid_keys(grid_fit()), grid_keys(grid_holdout())),
+            batches = 2^(8:11), max_work = 4e9)
+}
+
+# The CI subset: the 100 holdout configurations of least work (parameters x batch), which
+# cover every optimizer, activation, loss and device; a few minutes on 2 cores.
+grid_subset <- function() {
+  h <- grid_holdout()
+  w <- lapply(strsplit(h$widths, "-", fixed = TRUE), as.numeric)
+  work <- vapply(w, function(x) sum(x[-length(x)] * x[-1L]), numeric(1)) * h$batch
+  h[sort(order(work)[seq_len(min(nrow(h), 100L))]), ]
+}
