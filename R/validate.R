@@ -8,10 +8,14 @@ stop_arg <- function(...) {
   stop(..., call. = FALSE)
 }
 
-# match.arg() semantics (the full default means its first choice; unambiguous partial names are
-# completed), with a message that names `optimizer`. Returns the full names, without repeats.
+# match.arg() semantics (the full default, or NULL, means its first choice; unambiguous partial
+# names are completed), with a message that names `optimizer`. Returns the full names, without
+# repeats.
 match_optimizer <- function(optimizer, several = FALSE) {
   choices <- names(optimizer_copies)
+  if (is.null(optimizer)) {
+    return(choices[[1L]])
+  }
   if (identical(optimizer, choices)) {
     return(if (several) choices else choices[[1L]])
   }

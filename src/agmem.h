@@ -13,6 +13,10 @@
 #include <R.h>
 #include <Rinternals.h>
 
+/* How many elements (or rows, or list items) a loop over user data handles between two calls
+   of R_CheckUserInterrupt(). */
+#define AGMEM_INTERRUPT_EVERY 65536
+
 /* .Call entry points (registered in init.c) */
 SEXP agmem_estimate(SEXP shapes, SEXP multiplier, SEXP activation_frac, SEXP batch_size);
 SEXP agmem_max_batch(SEXP shapes, SEXP multiplier, SEXP activation_frac, SEXP limit);

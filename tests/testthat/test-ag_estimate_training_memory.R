@@ -58,6 +58,10 @@ test_that("the optimizer is matched as match.arg() would", {
     full$weights
   )
   expect_error(ag_estimate_training_memory(mlp, optimizer = "s"), "`optimizer`")
+  # match.arg(NULL, choices) is the first choice, and so is ggmlR's optimizer = NULL.
+  expect_identical(ag_estimate_training_memory(mlp, optimizer = NULL, quiet = TRUE), full)
+  expect_output(ag_estimate_training_memory(mlp, optimizer = NULL), "(adam, batch 32)",
+                fixed = TRUE)
 })
 
 test_that("the signature is ggmlR's", {
@@ -104,7 +108,24 @@ test_that("batch_size may be an integer or a whole double", {
   )
 })
 
-test_that("figures are bit-identical to R's evaluation of the formula", {
+test_that("each shape's product is rounded as prod() rounds it, not as a double loop would", {
+  # Where R accumulates prod() in long double, these products round differently from a left to
+  # right product in double; the count must be prod()'s.
+  shapes <- list(c(5559060566555523, 3486784401, 3), 5559060566555523)
+  want <- prod(shapes[[1]]) + shapes[[2]]
+  expect_identical(ag_estimate_training_memory(shapes, quiet = TRUE)$params, want)
+  set.seed(253)
+  cases <- replicate(iterations(2000), floor(stats::runif(3, 1, 2^stats::runif(3, 10, 40))),
+                     simplify = FALSE)
+  got <- vapply(cases, function(s) ag_estimate_training_memory(s, quiet = TRUE)$params, 1)
+  expect_identical(got, vapply(cases, function(s) prod(s), 1))
+  loop <- vapply(cases, function(s) (s[[1]] * s[[2]]) * s[[3]], 1)
+  if (isTRUE(capabilities("long.double"))) {
+    expect_true(any(got != loop)) # the sample does reach the cases where the two differ
+  }
+})
+
+test_that("figures are bit-identical to ggmlR's formula in R: prod(), then left to right", {
   set.seed(20261202)
   copies <- c(adam = 2, sgd = 1, sgd_plain = 0)
   for (i in seq_len(iterations(3000))) {
@@ -130,25 +151,33 @@ test_that("the report is written to standard output", {
   expect_snapshot(ag_estimate_training_memory(list(c(1e5, 1e5), 1e5), 1, "sgd_plain", 0.5))
 })
 
-test_that("the report has one line per figure, each in MB in one column", {
+test_that("the report is ggmlR's layout, line for line", {
   lines <- capture.output(est <- ag_estimate_training_memory(mlp, 64L, "sgd"))
+  expect_identical(lines[1:7], c(
+    "Training memory estimate (sgd, batch 64)",
+    "  parameters      : 669 706",
+    "  weights         :     5.11 MB",
+    "  gradients       :     5.11 MB",
+    "  optimizer (x1)  :     5.11 MB",
+    "  activations     :     3.27 MB",
+    "  total           :    18.60 MB"
+  ))
+  expect_identical(lines[[8]], paste0("  note: ", est$note))
   expect_length(lines, 8L)
-  expect_match(lines[[1]], "^Training memory estimate.*sgd.*batch 64")
-  expect_match(lines[[2]], "^parameters +669 706$")
-  words <- c("weights", "gradients", "optimizer", "activations", "total")
-  mb <- lines[3:7]
-  for (i in seq_along(words)) {
-    expect_match(mb[[i]], paste0("^", words[[i]], " .* [0-9]+\\.[0-9]{2} MB$"))
-  }
-  expect_match(mb[[3]], "x1")
-  expect_length(unique(regexpr("MB$", mb)), 1L)
-  expect_identical(sprintf("%.2f MB", est$total / 1024^2), sub("^total +", "", mb[[5]]))
-  expect_identical(lines[[8]], paste("note:", est$note))
+  expect_identical(sprintf("  total           : %8.2f MB", est$total / 1024^2), lines[[7]])
+  wide <- capture.output(ag_estimate_training_memory(1e12, .Machine$integer.max, "sgd_plain"))
+  expect_identical(wide[[1]], "Training memory estimate (sgd_plain, batch 2147483647)")
+  expect_identical(wide[[4]], "  gradients       : 7629394.53 MB")
 })
 
 test_that("the parameter count is grouped in threes and never in scientific notation", {
   lines <- capture.output(ag_estimate_training_memory(list(c(1e10, 1e5)), 1, activation_frac = 0))
-  expect_match(lines[[2]], "^parameters +1 000 000 000 000 000$")
+  expect_identical(lines[[2]], "  parameters      : 1 000 000 000 000 000")
+  lines <- capture.output(ag_estimate_training_memory(2^60 + 2^12, 1, activation_frac = 0))
+  expect_identical(lines[[2]], "  parameters      : 1 152 921 504 606 851 072")
+  huge <- capture.output(ag_estimate_training_memory(1e300, 1, "sgd_plain", 0))[[2]]
+  expect_match(huge, "^  parameters      : 1 000 000 000 000 000 [0-9 ]+$")
+  expect_identical(nchar(gsub("[^0-9]", "", huge)), 301L)
 })
 
 test_that("quiet = TRUE prints, messages and warns nothing; the result is invisible", {
@@ -246,7 +275,7 @@ test_that("bad scalar arguments are errors that name them, value by value", {
     expect_error(ag_estimate_training_memory(mlp, activation_frac = bad, quiet = TRUE),
                  "`activation_frac`")
   }
-  for (bad in list(NULL, 1, NA, NA_character_, "", "s", "Adam", c("sgd", "adam"), character(0),
+  for (bad in list(1, NA, NA_character_, "", "s", "Adam", c("sgd", "adam"), character(0),
                    factor("adam"))) {
     expect_error(ag_estimate_training_memory(mlp, optimizer = bad, quiet = TRUE), "`optimizer`")
   }
