@@ -329,3 +329,84 @@ test_that("ALTREP compact sequences are read without being expanded", {
   expect_error(ag_estimate_training_memory(list(2, as.double(1:1e6))),
                "more scalars than a double")
 })
+
+# A random valid input for the comparison with ggmlR: 1 to 6 shapes of 1 to 4 dimensions, small
+# or up to 2^60 wide (products from 1 to far above 2^53), stored as integers where they fit or as
+# doubles, sometimes one bare vector; a batch size up to .Machine$integer.max; any optimizer
+# (NULL and partial names included); a fraction from 0 to 1e300.
+oracle_input <- function() {
+  shapes <- lapply(seq_len(sample.int(6L, 1L)), function(i) {
+    dims <- sample.int(4L, 1L)
+    values <- if (stats::runif(1) < 0.4) {
+      as.double(sample.int(4096L, dims, TRUE))
+    } else {
+      floor(2^stats::runif(dims, 0, 60))
+    }
+    if (all(values <= .Machine$integer.max) && stats::runif(1) < 0.5) as.integer(values) else values
+  })
+  if (length(shapes) == 1L && stats::runif(1) < 0.5) shapes <- shapes[[1L]]
+  batch <- switch(sample.int(3L, 1L),
+    sample.int(256L, 1L),
+    sample.int(.Machine$integer.max, 1L),
+    as.double(sample(c(1, .Machine$integer.max, sample.int(.Machine$integer.max, 1L)), 1L))
+  )
+  frac <- switch(sample.int(4L, 1L),
+    0,
+    stats::runif(1),
+    stats::runif(1) * 10^stats::runif(1, -12, 12),
+    10^stats::runif(1, 0, 300)
+  )
+  optimizer <- sample(list("adam", "sgd", "sgd_plain", "sgd_p", "ad", NULL), 1L)[[1L]]
+  list(shapes = shapes, batch = batch, optimizer = optimizer, frac = frac)
+}
+
+test_that("figures and report lines are ggmlR's own on 20,000 random valid inputs", {
+  skip_if_not_installed("ggmlR")
+  ggmlr_estimate <- getExportedValue("ggmlR", "ag_estimate_training_memory")
+  set.seed(20261203)
+  n <- iterations(20000)
+  compared <- 0L
+  overflowed <- 0L
+  above_2_53 <- 0L
+  scientific <- 0L
+  for (i in seq_len(n)) {
+    input <- oracle_input()
+    call <- function(f) {
+      f(input$shapes, input$batch, input$optimizer, input$frac, quiet = FALSE)
+    }
+    want_lines <- utils::capture.output(want <- call(ggmlr_estimate))
+    if (!all(is.finite(unlist(want[figures])))) {
+      # ggmlR returns Inf or NaN figures; agmem refuses them.
+      overflowed <- overflowed + 1L
+      got <- tryCatch(utils::capture.output(call(ag_estimate_training_memory)), error = identity)
+      if (!inherits(got, "error")) expect_s3_class(got, "error")
+      next
+    }
+    got_lines <- utils::capture.output(got <- call(ag_estimate_training_memory))
+    same <- identical(got[figures], want[figures]) &&
+      identical(got$bytes_per_scalar, want$bytes_per_scalar)
+    # ggmlR writes the count with format(), which turns to scientific notation when that is
+    # shorter; agmem writes every digit. Both must then name the same count.
+    if (grepl("e+", want_lines[[2L]], fixed = TRUE)) {
+      scientific <- scientific + 1L
+      digits <- gsub(" ", "", sub("^  parameters      : ", "", got_lines[[2L]]), fixed = TRUE)
+      same <- same && identical(as.double(digits), got$params) &&
+        identical(want_lines[[2L]], sprintf("  parameters      : %s", format(got$params)))
+      want_lines[[2L]] <- got_lines[[2L]]
+    }
+    same <- same && length(got_lines) == 8L && identical(got_lines[-8L], want_lines[-8L]) &&
+      startsWith(got_lines[[8L]], "  note: ")
+    if (!same) {
+      expect_identical(list(got[figures], got_lines[-8L]), list(want[figures], want_lines[-8L]),
+                       label = paste("case", i))
+    }
+    compared <- compared + 1L
+    above_2_53 <- above_2_53 + (got$params > 2^53)
+  }
+  expect_identical(compared + overflowed, n)
+  # The sample reaches every kind of case: exact counts, rounded ones, and overflow.
+  expect_gt(above_2_53, n / 4)
+  expect_gt(compared - above_2_53, n / 10)
+  expect_gt(scientific, 0L)
+  expect_gt(overflowed, 0L)
+})
