@@ -316,7 +316,29 @@ test_that("long shape vectors and long lists are read correctly", {
   expect_error(ag_estimate_training_memory(many), "shape 99999 .* NaN")
 })
 
+test_that("refused values are written so that they are visibly not whole", {
+  expect_error(ag_estimate_training_memory(list(c(3 + 4e-15, 2))), "element 1 is 3.000000000000004.",
+               fixed = TRUE)
+  expect_error(ag_estimate_training_memory(1, 1 + 2^-52), "not 1.0000000000000002.", fixed = TRUE)
+  expect_error(ag_estimate_training_memory(1, 2^31 - 0.5), "not 2147483647.5.", fixed = TRUE)
+  expect_error(ag_estimate_training_memory(list(c(2, 2.5))), "element 2 is 2.5.", fixed = TRUE)
+})
+
 test_that("ALTREP compact sequences are read without being expanded", {
+  # .Internal(inspect()) marks a compact sequence "(compact)" until something expands it.
+  is_compact <- function(x) {
+    any(grepl("(compact)", utils::capture.output(.Internal(inspect(x))), fixed = TRUE))
+  }
+  ints <- 1:1e6
+  reals <- as.double(1:1e6)
+  expect_true(is_compact(ints) && is_compact(reals))
+  expect_error(ag_estimate_training_memory(list(ints)), "more scalars than a double")
+  expect_error(ag_estimate_training_memory(list(reals)), "more scalars than a double")
+  short <- 1:20
+  expect_identical(ag_estimate_training_memory(list(short), quiet = TRUE)$params, prod(1:20))
+  expect_true(is_compact(ints))
+  expect_true(is_compact(reals))
+  expect_true(is_compact(short))
   expect_identical(ag_estimate_training_memory(list(1:20), quiet = TRUE)$params, prod(1:20))
   expect_error(ag_estimate_training_memory(list(0:1e6)), "element 1 is 0")
   expect_error(ag_estimate_training_memory(list(c(1, 2), 1:1e6)), "`shapes`")
@@ -409,4 +431,23 @@ test_that("figures and report lines are ggmlR's own on 20,000 random valid input
   expect_gt(compared - above_2_53, n / 10)
   expect_gt(scientific, 0L)
   expect_gt(overflowed, 0L)
+})
+
+test_that("reading many shapes, or one long shape, can be interrupted", {
+  call <- function(shapes) .Call(agmem:::agmem_estimate, shapes, 2L, 0.01, 1L)
+  expect_match(under_expired_time_limit(call(rep(list(1), 2^19))), "time limit")
+  expect_match(under_expired_time_limit(call(list(rep(1, 2^19)))), "time limit")
+  expect_match(under_expired_time_limit(call(list(rep(1L, 2^19)))), "time limit")
+  expect_identical(call(rep(list(1), 2^19))[[1]], 2^19)
+})
+
+test_that("a shape stops being read once its product is above what a double holds", {
+  # 1:1e10 is a compact sequence: read in full it would take seconds (1:1e15, days).
+  elapsed <- system.time(
+    expect_error(ag_estimate_training_memory(list(1:1e10)), "more scalars than a double")
+  )[["elapsed"]]
+  expect_lt(elapsed, 2)
+  expect_error(ag_estimate_training_memory(list(1:1e15)), "more scalars than a double")
+  expect_error(ag_estimate_training_memory(list(2, as.double(1:1e15), "x")), "more scalars")
+  expect_error(ag_memory_sweep(list(1:1e15), 1), "more scalars than a double")
 })
