@@ -53,6 +53,33 @@
 #' A count so large that a figure would not be finite is an error, as is any
 #' argument outside the forms above.
 #'
+#' **Where agmem is stricter than ggmlR.** On every input ggmlR accepts and
+#' agmem accepts too, the figures are identical and the report is the same line
+#' for line (but for the note's words). agmem refuses, with an error that names
+#' the argument, inputs on which ggmlR 0.8.8.1 returns a figure that describes
+#' no real training run, or labels it wrongly:
+#'
+#' | Input | ggmlR 0.8.8.1 | agmem |
+#' |:------|:--------------|:------|
+#' | fractional dimension, `list(c(2.5, 4))` | counts 10 scalars | error |
+#' | `batch_size = 0` or negative | activations of 0 or below | error |
+#' | `batch_size = 2.5` | activations at 2.5, report says "batch 2" | error |
+#' | `batch_size = NA` | `NA` activations and total | error |
+#' | `batch_size` > `.Machine$integer.max` | figures; "batch NA", a warning | error |
+#' | `batch_size = c(1, 2)` or `"64"` | vector figures, or 64 | error |
+#' | `activation_frac = -0.5` | negative activations and total | error |
+#' | `activation_frac = NA` | `NA` activations and total | error |
+#' | `quiet = "yes"`, `NA` or `1` | not `TRUE`: the report is printed | error |
+#' | classed numbers (shape, list, batch, fraction) | used as bare numbers | error |
+#' | a count whose bytes overflow a double | `Inf` figures | error |
+#'
+#' A fraction of a parameter, a batch of 0 or 2.5 and negative memory are not
+#' figures of any run, so agmem refuses them rather than return a figure that
+#' looks plausible; a class may give a number a meaning (a unit, a date) that a
+#' count of scalars would silently drop. The parameter count in the report is
+#' always written in full (`1 000 000 000 000 000`) where ggmlR's `format()`
+#' switches to scientific notation (`1e+15`).
+#'
 #' @return Invisibly, a list of `params` (the number of scalars), `weights`,
 #'   `gradients`, `optimizer`, `activations` and `total` (bytes, doubles),
 #'   `bytes_per_scalar` (8) and `note`, a sentence that carries the double

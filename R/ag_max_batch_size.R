@@ -8,12 +8,15 @@
 #'
 #' @inheritParams ag_estimate_training_memory
 #' @param budget The memory to fit in: bytes as a number, or a string with a
-#'   unit such as `"16 GB"`, `"512MB"`, `"1.5 GiB"`, `"800 KB"` or `"2 TB"`. KB,
-#'   MB, GB and TB are 1024-based (the MB of the report), KiB, MiB, GiB and TiB
-#'   mean the same; units are case-insensitive and the space is optional. `NULL`,
-#'   the default, means the memory available on this machine now (on this path
-#'   gradients and optimizer state live in host RAM), read with the ps package,
-#'   which must then be installed.
+#'   unit such as `"16 GB"`, `"16G"`, `"512MB"`, `"1.5 GiB"`, `"800 KB"` or
+#'   `"2 TB"`. Every unit is 1024-based, as the MB of the report: K, KB and KiB
+#'   are 1024 bytes, M, MB and MiB 1024^2, G, GB and GiB 1024^3, T, TB and TiB
+#'   1024^4 (so `"16GB"` is 16 * 1024^3 bytes, not 16e9). Units are
+#'   case-insensitive (in ASCII, whatever the locale) and the space is optional.
+#'   `NULL`, the default, means the memory available on this machine now (on
+#'   this path gradients and optimizer state live in host RAM), read with the ps
+#'   package, which must then be installed; a function set as
+#'   `options(agmem.memory_reader = )`, returning bytes, replaces that reader.
 #' @param margin The fraction of the budget to keep free, from 0 up to (not
 #'   including) 1.
 #'

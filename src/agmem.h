@@ -5,6 +5,19 @@
  * agmem_keep(), so that the compiler cannot contract `a * b + c` into a fused multiply-add
  * (GCC does by default where the target has FMA): the figures then round exactly as R's own
  * arithmetic does, operation by operation, on every platform.
+ *
+ * The R entry points the C code uses, by their level in Writing R Extensions (as R 4.5's
+ * tools:::funAPI() classifies them):
+ *   API: Rf_allocVector, Rf_errorcall, Rf_eval, Rf_getAttrib, Rf_install, Rf_isObject,
+ *     Rf_lang2, Rf_mkChar, Rf_mkNamed, Rf_mkString, Rf_ScalarReal, Rf_type2char,
+ *     R_CheckUserInterrupt, R_registerRoutines, R_useDynamicSymbols, R_forceSymbols, PROTECT,
+ *     UNPROTECT, TYPEOF, XLENGTH, CHAR, STRING_ELT, SET_STRING_ELT, VECTOR_ELT, SET_VECTOR_ELT,
+ *     REAL, INTEGER, LOGICAL, REAL_ELT, INTEGER_ELT, ISNA, ISNAN, R_FINITE;
+ *     and the documented constants and types R_NilValue, R_BaseEnv, R_ClassSymbol, R_PosInf,
+ *     NA_REAL, NA_INTEGER, R_xlen_t, R_XLEN_T_MAX, NORET (funAPI() lists functions only).
+ *   Experimental API (ALTREP): DATAPTR_OR_NULL, REAL_GET_REGION, INTEGER_GET_REGION, used by
+ *     shapes.c to read a compact sequence without expanding it.
+ * Nothing outside the API (such as OBJECT() or DATAPTR()) is used.
  */
 #ifndef AGMEM_H
 #define AGMEM_H

@@ -317,8 +317,8 @@ test_that("long shape vectors and long lists are read correctly", {
 })
 
 test_that("refused values are written so that they are visibly not whole", {
-  expect_error(ag_estimate_training_memory(list(c(3 + 4e-15, 2))), "element 1 is 3.000000000000004.",
-               fixed = TRUE)
+  expect_error(ag_estimate_training_memory(list(c(3 + 4e-15, 2))),
+               "element 1 is 3.000000000000004.", fixed = TRUE)
   expect_error(ag_estimate_training_memory(1, 1 + 2^-52), "not 1.0000000000000002.", fixed = TRUE)
   expect_error(ag_estimate_training_memory(1, 2^31 - 0.5), "not 2147483647.5.", fixed = TRUE)
   expect_error(ag_estimate_training_memory(list(c(2, 2.5))), "element 2 is 2.5.", fixed = TRUE)
