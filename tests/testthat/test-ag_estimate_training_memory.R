@@ -451,3 +451,68 @@ test_that("a shape stops being read once its product is above what a double hold
   expect_error(ag_estimate_training_memory(list(2, as.double(1:1e15), "x")), "more scalars")
   expect_error(ag_memory_sweep(list(1:1e15), 1), "more scalars than a double")
 })
+
+# Compiles a double ALTREP class for the test below, or returns NULL where that cannot be done:
+# make(n, step) is a vector of n elements, 2 at every third position (from the first) and 1
+# elsewhere, with no data in memory; its get_region method gives at most `step` elements a call
+# (0 or a negative `step` is returned as is, as a broken class would).
+short_reads_class <- function() {
+  dir <- tempfile("agmem_altrep")
+  dir.create(dir)
+  src <- file.path(dir, "short_reads.c")
+  writeLines(c(
+    "#define R_NO_REMAP",
+    "#include <Rinternals.h>",
+    "#include <R_ext/Altrep.h>",
+    "#include <R_ext/Rdynload.h>",
+    "static R_altrep_class_t cls;",
+    "static R_xlen_t size(SEXP x) { return (R_xlen_t) REAL(R_altrep_data1(x))[0]; }",
+    "static double value(SEXP x, R_xlen_t i) { return i % 3 == 0 ? 2.0 : 1.0; }",
+    "static const void *or_null(SEXP x) { return NULL; }",
+    "static void *ptr(SEXP x, Rboolean w) { Rf_error(\"expanded\"); return NULL; }",
+    "static R_xlen_t region(SEXP x, R_xlen_t i, R_xlen_t n, double *buf) {",
+    "  R_xlen_t step = (R_xlen_t) REAL(R_altrep_data2(x))[0];",
+    "  if (step <= 0) return step;",
+    "  R_xlen_t k = n < step ? n : step;",
+    "  for (R_xlen_t j = 0; j < k; j++) buf[j] = value(x, i + j);",
+    "  return k;",
+    "}",
+    "static Rboolean inspect(SEXP x, int pre, int deep, int pvec,",
+    "                        void (*f)(SEXP, int, int, int)) { return FALSE; }",
+    "SEXP make(SEXP n, SEXP step) { return R_new_altrep(cls, n, step); }",
+    "void R_init_short_reads(DllInfo *dll) {",
+    "  cls = R_make_altreal_class(\"short_reads\", \"agmemtest\", dll);",
+    "  R_set_altrep_Length_method(cls, size);",
+    "  R_set_altrep_Inspect_method(cls, inspect);",
+    "  R_set_altvec_Dataptr_method(cls, ptr);",
+    "  R_set_altvec_Dataptr_or_null_method(cls, or_null);",
+    "  R_set_altreal_Elt_method(cls, value);",
+    "  R_set_altreal_Get_region_method(cls, region);",
+    "}"
+  ), src)
+  status <- suppressWarnings(system2(
+    file.path(R.home("bin"), "R"), c("CMD", "SHLIB", shQuote(src)), stdout = FALSE, stderr = FALSE
+  ))
+  lib <- sub("\\.c$", .Platform$dynlib.ext, src)
+  if (status != 0 || !file.exists(lib)) {
+    return(NULL)
+  }
+  dll <- dyn.load(lib)
+  function(n, step) .Call(getNativeSymbolInfo("make", dll), as.double(n), as.double(step))
+}
+
+test_that("ALTREP region reads advance by the count returned, and refuse a count below 1", {
+  make <- short_reads_class()
+  skip_if(is.null(make), "no C compiler to build a test ALTREP class")
+  for (step in c(1, 7, 512, 1000)) {
+    x <- make(3000, step)
+    expect_identical(ag_estimate_training_memory(list(x), quiet = TRUE)$params, 2^1000,
+                     label = paste("reads of", step))
+  }
+  expect_identical(ag_estimate_training_memory(list(make(30, 7), 3), quiet = TRUE)$params,
+                   2^10 + 3)
+  for (step in c(0, -1)) {
+    expect_error(ag_estimate_training_memory(list(4, make(30, step))),
+                 "`shapes`: shape 2 could not be read: its ALTREP class gave")
+  }
+})
