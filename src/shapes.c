@@ -140,12 +140,55 @@ static inline double product_int_d(const int *p, R_xlen_t len, double s,
     return s;
 }
 
+/* The running product of a shape, as R's prod() keeps it: in long double when ld, in double
+   otherwise (the other member is unused). */
+typedef struct {
+    int ld;
+    long double l;
+    double d;
+} agmem_product;
+
+/* Multiplies the running product p by the count dimensions at data (integers or doubles, type),
+   elements offset to offset + count - 1 of shape pos, refusing a bad one. Returns whether the
+   product is now above DBL_MAX, which no later factor (each >= 1) can undo. */
+static inline int multiply(agmem_product *p, const void *data, int type, R_xlen_t count,
+                           R_xlen_t pos, R_xlen_t offset)
+{
+    if (p->ld) {
+        p->l = type == REALSXP ? product_real_ld(data, count, p->l, pos, offset)
+                               : product_int_ld(data, count, p->l, pos, offset);
+        return p->l > DBL_MAX;
+    }
+    p->d = type == REALSXP ? product_real_d(data, count, p->d, pos, offset)
+                           : product_int_d(data, count, p->d, pos, offset);
+    return p->d > DBL_MAX;
+}
+
+/* The product as R's prod() returns it: Inf above DBL_MAX, else rounded to double. */
+static inline double product_value(const agmem_product *p)
+{
+    if (p->ld)
+        return p->l > DBL_MAX ? R_PosInf : (double) p->l;
+    return p->d > DBL_MAX ? R_PosInf : p->d;
+}
+
+/* Adds count elements to the work done since the last interrupt check (*work); checks, and
+   starts counting anew, once that reaches AGMEM_INTERRUPT_EVERY. */
+static inline void count_work(R_xlen_t *work, R_xlen_t count)
+{
+    *work += count;
+    if (*work >= AGMEM_INTERRUPT_EVERY) {
+        *work = 0;
+        R_CheckUserInterrupt();
+    }
+}
+
 /* Reads elements start to start + want - 1 (want >= 1) of x, an integer or double (type) ALTREP
    vector whose data are not in memory, into buf through its get_region method, so that it is
    never expanded. Returns how many elements the method gave, from 1 to want; refuses a count
    outside that range (a broken ALTREP class) with an R error naming shape pos. */
-static AGMEM_NOINLINE R_xlen_t read_region(SEXP x, int type, R_xlen_t start, R_xlen_t want,
-                                           void *buf, R_xlen_t pos)
+static R_xlen_t read_region(SEXP x, int type, R_xlen_t start, R_xlen_t want, void *buf,
+                            R_xlen_t pos)
 {
     R_xlen_t got = type == REALSXP ? REAL_GET_REGION(x, start, want, (double *) buf)
                                    : INTEGER_GET_REGION(x, start, want, (int *) buf);
@@ -157,16 +200,33 @@ static AGMEM_NOINLINE R_xlen_t read_region(SEXP x, int type, R_xlen_t start, R_x
     return got;
 }
 
+/* The product of the len dimensions of shape pos, an integer or double (type) ALTREP vector
+   whose data are not in memory, such as a compact sequence: read AGMEM_CHUNK elements at a
+   time, advancing by the count each read returns. Otherwise as shape_product(). */
+static AGMEM_NOINLINE double region_product(SEXP x, int type, R_xlen_t len, R_xlen_t pos,
+                                            int ld, R_xlen_t *work)
+{
+    double buf[AGMEM_CHUNK];                  /* large enough for AGMEM_CHUNK ints too */
+    agmem_product p = {ld, 1.0L, 1.0};
+    for (R_xlen_t start = 0, got; start < len; start += got) {
+        got = read_region(x, type, start, len - start < AGMEM_CHUNK ? len - start : AGMEM_CHUNK,
+                          buf, pos);
+        if (multiply(&p, buf, type, got, pos, start))
+            break;
+        count_work(work, got);
+    }
+    return product_value(&p);
+}
+
 /* Product of the dimensions of shape pos (1-based) as R's prod(as.double(shape)) gives it: the
    running product in long double where the running R uses long double (ld), converted back to
    double at the end, Inf when above DBL_MAX. Accepts an unclassed integer or double vector
    (attributes such as dim or names are fine) of one or more positive whole numbers; refuses any
    other object, an empty vector, NA, NaN, +-Inf, zero, negatives and fractions with an R error
-   naming the shape. Reads the data in place, or AGMEM_CHUNK elements at a time for an ALTREP
-   vector whose data are not in memory. Stops reading as soon as the product is above DBL_MAX
-   (every later factor is >= 1, so the answer is Inf: dimensions after that point are not
-   checked). *work counts the elements read since the last interrupt check; every
-   AGMEM_INTERRUPT_EVERY elements, R_CheckUserInterrupt() is called and *work reset.
+   naming the shape. Reads the data in place, or region by region for an ALTREP vector whose
+   data are not in memory. Stops reading, at the latest AGMEM_INTERRUPT_EVERY elements later, once
+   the product is above DBL_MAX (the answer is then Inf: later dimensions are not checked).
+   *work counts the elements read since the last interrupt check (see count_work()).
    The product is rounded through memory once, at the end, which keeps the compiler from fusing
    its last multiplication into the callers' addition. */
 static double shape_product(SEXP x, R_xlen_t pos, int ld, R_xlen_t *work)
@@ -180,40 +240,17 @@ static double shape_product(SEXP x, R_xlen_t pos, int ld, R_xlen_t *work)
                      "`shapes`: shape %lld must be a non-empty numeric vector of positive whole "
                      "numbers, not an empty vector.", (long long) pos);
     const char *data = DATAPTR_OR_NULL(x);   /* NULL only for an ALTREP vector not in memory */
+    if (data == NULL)
+        return agmem_keep(region_product(x, type, len, pos, ld, work));
     size_t size = type == REALSXP ? sizeof(double) : sizeof(int);
-    double buf[AGMEM_CHUNK];                  /* large enough for AGMEM_CHUNK ints too */
-    long double sl = 1.0L;
-    double sd = 1.0;
-    R_xlen_t start = 0;
-    while (start < len) {
-        R_xlen_t left = len - start, count;
-        const void *p;
-        if (data != NULL) {
-            count = left < AGMEM_INTERRUPT_EVERY ? left : AGMEM_INTERRUPT_EVERY;
-            p = data + (size_t) start * size;
-        } else {
-            count = read_region(x, type, start, left < AGMEM_CHUNK ? left : AGMEM_CHUNK, buf, pos);
-            p = buf;
-        }
-        if (ld) {
-            sl = type == REALSXP ? product_real_ld(p, count, sl, pos, start)
-                                 : product_int_ld(p, count, sl, pos, start);
-            if (sl > DBL_MAX)
-                return R_PosInf;
-        } else {
-            sd = type == REALSXP ? product_real_d(p, count, sd, pos, start)
-                                 : product_int_d(p, count, sd, pos, start);
-            if (sd > DBL_MAX)
-                return R_PosInf;
-        }
-        start += count;
-        *work += count;
-        if (*work >= AGMEM_INTERRUPT_EVERY) {
-            *work = 0;
-            R_CheckUserInterrupt();
-        }
+    agmem_product p = {ld, 1.0L, 1.0};
+    for (R_xlen_t start = 0, count; start < len; start += count) {
+        count = len - start < AGMEM_INTERRUPT_EVERY ? len - start : AGMEM_INTERRUPT_EVERY;
+        if (multiply(&p, data + (size_t) start * size, type, count, pos, start))
+            break;
+        count_work(work, count);
     }
-    return agmem_keep(ld ? (double) sl : sd);
+    return agmem_keep(product_value(&p));
 }
 
 /* The number of scalars the shapes describe: the sum, in list order and left to right in double,
