@@ -16,8 +16,8 @@
 #'   `.Machine$integer.max`.
 #' @param optimizer `"adam"` keeps two moments (m and v) per weight, `"sgd"`
 #'   keeps one velocity (momentum > 0), `"sgd_plain"` keeps nothing. Matched
-#'   as [match.arg()] does: the default is `"adam"`, and unambiguous partial
-#'   names are accepted.
+#'   as [match.arg()] does: the default, and `NULL`, mean `"adam"`, and
+#'   unambiguous partial names are accepted.
 #' @param activation_frac Activation bytes as a fraction of the weight bytes,
 #'   per unit of batch: a single finite number >= 0. The default, 0.01,
 #'   reproduces a measured tape composition for a dense stack (activations were
@@ -35,8 +35,11 @@
 #' optimizer   = n * 8 * k
 #' activations = weights * activation_frac * batch_size
 #' total       = weights + gradients + optimizer + activations}
-#' evaluated left to right in double precision, one rounded operation at a time,
-#' so that they are bit-identical to the same formula evaluated in R.
+#' where `n` is a double sum, in list order, of each shape's product computed as
+#' R's `prod()` computes it (in long double where R was built with it,
+#' `capabilities("long.double")`, rounded to double at the end), and every other
+#' step is one rounded double operation, left to right: the figures are
+#' bit-identical to ggmlR's, which evaluates this formula in R.
 #'
 #' **Why 8 bytes per scalar.** On the autograd path, `backward()` accumulates
 #' gradients in R closures as doubles and the optimizers keep their moments in
@@ -50,11 +53,40 @@
 #' A count so large that a figure would not be finite is an error, as is any
 #' argument outside the forms above.
 #'
+#' **Where agmem is stricter than ggmlR.** On every input ggmlR accepts and
+#' agmem accepts too, the figures are identical and the report is the same line
+#' for line (but for the note's words). agmem refuses, with an error that names
+#' the argument, inputs on which ggmlR 0.8.8.1 returns a figure that describes
+#' no real training run, or labels it wrongly:
+#'
+#' | Input | ggmlR 0.8.8.1 | agmem |
+#' |:------|:--------------|:------|
+#' | fractional dimension, `list(c(2.5, 4))` | counts 10 scalars | error |
+#' | `batch_size = 0` or negative | activations of 0 or below | error |
+#' | `batch_size = 2.5` | activations at 2.5, report says "batch 2" | error |
+#' | `batch_size = NA` | `NA` activations and total | error |
+#' | `batch_size` > `.Machine$integer.max` | figures; "batch NA", a warning | error |
+#' | `batch_size = c(1, 2)` or `"64"` | vector figures, or 64 | error |
+#' | `activation_frac = -0.5` | negative activations and total | error |
+#' | `activation_frac = NA` | `NA` activations and total | error |
+#' | `quiet = "yes"`, `NA` or `1` | not `TRUE`: the report is printed | error |
+#' | classed numbers (shape, list, batch, fraction) | used as bare numbers | error |
+#' | a count whose bytes overflow a double | `Inf` figures | error |
+#'
+#' A fraction of a parameter, a batch of 0 or 2.5 and negative memory are not
+#' figures of any run, so agmem refuses them rather than return a figure that
+#' looks plausible; a class may give a number a meaning (a unit, a date) that a
+#' count of scalars would silently drop. The parameter count in the report is
+#' always written in full (`1 000 000 000 000 000`) where ggmlR's `format()`
+#' switches to scientific notation (`1e+15`).
+#'
 #' @return Invisibly, a list of `params` (the number of scalars), `weights`,
 #'   `gradients`, `optimizer`, `activations` and `total` (bytes, doubles),
 #'   `bytes_per_scalar` (8) and `note`, a sentence that carries the double
 #'   versus f32 caveat for callers that pass `quiet = TRUE`. Unless `quiet`, a
-#'   report of the figures in MB (1024^2 bytes) is written to standard output.
+#'   report of the figures in MB (1024^2 bytes) is written to standard output,
+#'   in ggmlR's layout line for line; only the note's wording is agmem's, and
+#'   the parameter count is always written in full, grouped in threes.
 #'
 #' @seealso [ag_max_batch_size()] for the largest batch that fits a budget,
 #'   [ag_memory_sweep()] for a table over batch sizes, [ag_dense_shapes()] for
@@ -94,23 +126,29 @@ estimate_note <- paste(
   "and ag_dtype() does not change them."
 )
 
-# Writes the report of an estimate with cat(): a heading, one line per figure in MB with two
-# decimals in a right-aligned column, and the note.
+# Writes the report of an estimate with cat(), in the layout of ggmlR's report, line for line: a
+# heading with the optimizer and the batch size; the parameter count, its digits grouped in
+# threes (never in scientific notation); one line per figure in MB (1024^2 bytes) with two
+# decimals in a column 8 characters wide; and the note. Labels are padded to one width and
+# indented by two spaces.
 print_estimate <- function(est, optimizer, batch_size) {
-  mb <- sprintf("%.2f", unlist(est[c("weights", "gradients", "optimizer", "activations", "total")],
+  mb <- unlist(est[c("weights", "gradients", "optimizer", "activations", "total")],
     use.names = FALSE
-  ) / 1024^2)
-  values <- c(formatC(est$params, format = "f", digits = 0, big.mark = " "), mb)
+  ) / 1024^2
   labels <- c(
-    "parameters", "weights", "gradients",
-    sprintf("optimizer x%d", optimizer_copies[[optimizer]]), "activations", "total"
+    "weights", "gradients", sprintf("optimizer (x%d)", optimizer_copies[[optimizer]]),
+    "activations", "total"
   )
-  units <- c("", rep(" MB", 5L))
-  width <- max(nchar(values))
   cat(
-    sprintf("Training memory estimate: %s, batch %.0f\n", optimizer, as.double(batch_size)),
-    sprintf("%-14s %*s%s\n", labels, width, values, units),
-    "note: ", est$note, "\n",
+    sprintf("Training memory estimate (%s, batch %d)\n", optimizer, as.integer(batch_size)),
+    sprintf("  %-16s: %s\n", "parameters", format_count(est$params)),
+    sprintf("  %-16s: %8.2f MB\n", labels, mb),
+    "  note: ", est$note, "\n",
     sep = ""
   )
+}
+
+# A whole number of scalars with its digits grouped in threes by spaces, in full at any size.
+format_count <- function(n) {
+  formatC(n, format = "f", digits = 0, big.mark = " ")
 }

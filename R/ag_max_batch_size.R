@@ -33,15 +33,18 @@
 #'   or a ggmlR model (an `ag_sequential()`, a layer, or a list of `ag_param`
 #'   tensors); or an `"ag_measured_memory"`.
 #' @param budget The memory to fit in: bytes as a number, or a string with a
-#'   unit such as `"16 GB"`, `"512MB"`, `"1.5 GiB"`, `"800 KB"` or `"2 TB"`. KB,
-#'   MB, GB and TB are 1024-based (the MB of the report), KiB, MiB, GiB and TiB
-#'   mean the same; units are case-insensitive and the space is optional.
+#'   unit such as `"16 GB"`, `"16G"`, `"512MB"`, `"1.5 GiB"`, `"800 KB"` or
+#'   `"2 TB"`. Every unit is 1024-based, as the MB of the report: K, KB and KiB
+#'   are 1024 bytes, M, MB and MiB 1024^2, G, GB and GiB 1024^3, T, TB and TiB
+#'   1024^4 (so `"16GB"` is 16 * 1024^3 bytes, not 16e9). Units are
+#'   case-insensitive (in ASCII, whatever the locale) and the space is optional.
 #'   `NULL`, the default, means with `device = "cpu"` the memory available on
-#'   this machine now, read with the ps package, which must then be installed;
-#'   with `device = "gpu"`, the free memory of the GPU as ggmlR reports it
-#'   (`ggml_backend_dev_memory()` of the first GPU device), and an error that
-#'   asks for `budget` when ggmlR is not installed or reports no GPU. Host RAM
-#'   is never taken as a GPU budget.
+#'   this machine now, read with the ps package, which must then be installed
+#'   (a function set as `options(agmem.memory_reader = )`, returning bytes,
+#'   replaces that reader); with `device = "gpu"`, the free memory of the GPU
+#'   as ggmlR reports it (`ggml_backend_dev_memory()` of the first GPU device),
+#'   and an error that asks for `budget` when ggmlR is not installed or reports
+#'   no GPU. Host RAM is never taken as a GPU budget.
 #' @param optimizer `"adam"`, `"sgd"` or `"sgd_plain"` (partial names
 #'   accepted). Not for a measurement, whose step chose its optimizer.
 #' @param activation_frac For plain shapes only: the fraction of the weights'

@@ -13,6 +13,12 @@
 #' @param optimizer One or more of `"adam"`, `"sgd"` and `"sgd_plain"`
 #'   (partial names accepted); all three by default. Not for a measurement.
 #'
+#' @details
+#' A sweep takes about 80 bytes of memory per row while it is built. One that
+#' would not fit in the memory available now (read as [ag_max_batch_size()]
+#' reads it for `budget = NULL`, when it can be read) is refused before
+#' anything is allocated.
+#'
 #' @return A data frame of class `c("ag_memory_sweep", "data.frame")` with one
 #'   row per optimizer (outer, in the order given) and batch size (inner); all
 #'   byte counts are exact doubles (printing scales them: see
@@ -60,6 +66,7 @@ ag_memory_sweep <- function(shapes, batch_size = 2^(0:10),
     return(sweep_planned(plan, batch_size, optimizer))
   }
   optimizer <- match_optimizer(optimizer, several = TRUE)
+  check_sweep_memory(length(optimizer) * as.double(length(batch_size)))
   cols <- .Call(agmem_sweep, shapes, optimizer_copies[optimizer], activation_frac, batch_size)
   rows <- length(batch_size)
   out <- data.frame(
@@ -72,4 +79,23 @@ ag_memory_sweep <- function(shapes, batch_size = 2^(0:10),
   attr(out, "activation_frac") <- activation_frac
   class(out) <- c("ag_memory_sweep", "data.frame")
   out
+}
+
+# Bytes a sweep takes per row while it is built: its eight columns, and the copies made of the
+# batch sizes and of the optimizer names on the way.
+sweep_row_bytes <- 80
+
+# Refuses, before anything is allocated, a sweep of `rows` rows that would not fit in the memory
+# available now (available_memory()); does nothing when that cannot be read.
+check_sweep_memory <- function(rows) {
+  need <- rows * sweep_row_bytes
+  avail <- available_memory()
+  if (is.double(avail) && need > avail) {
+    stop_arg(
+      "`batch_size` makes a sweep of ", format_count(rows), " rows, which needs about ",
+      format_bytes_scaled(need), " of memory, more than the ", format_bytes_scaled(avail),
+      " available now: sweep fewer batch sizes or optimizers."
+    )
+  }
+  invisible(rows)
 }

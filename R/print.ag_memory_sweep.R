@@ -35,7 +35,7 @@ format.ag_memory_sweep <- function(x, units = "iec", ...) {
     out[[col]] <- if (!is.numeric(v)) {
       as.character(v)
     } else if (col %in% c("batch_size", "params")) {
-      format_count(v)
+      format_count_table(v)
     } else {
       format_bytes_scaled(v, units)
     }
@@ -68,7 +68,7 @@ print.ag_memory_sweep <- function(x, units = "iec", ...) {
 
 # Whole counts as text with a space every three digits ("1 048 576"); counts of 1e15 or more,
 # which have no exact whole digits to show, in scientific notation.
-format_count <- function(v) {
+format_count_table <- function(v) {
   text <- trimws(formatC(v, format = "f", digits = 0, big.mark = " "))
   big <- !is.na(v) & abs(v) >= 1e15
   text[big] <- trimws(formatC(v[big], format = "g", digits = 6))

@@ -73,9 +73,9 @@ print.summary.ag_memory_sweep <- function(x, units = "iec", ...) {
               format_bytes_scaled(attr(x, "budget"), units), planned))
   text <- data.frame(
     optimizer = x$optimizer,
-    max_batch = ifelse(is.infinite(x$max_batch), "any", format_count(x$max_batch)),
+    max_batch = ifelse(is.infinite(x$max_batch), "any", format_count_table(x$max_batch)),
     memory = ifelse(is.na(x$memory), "-", format_bytes_scaled(x$memory, units)),
-    largest_swept = ifelse(is.na(x$largest_swept), "none", format_count(x$largest_swept)),
+    largest_swept = ifelse(is.na(x$largest_swept), "none", format_count_table(x$largest_swept)),
     stringsAsFactors = FALSE
   )
   print(text, row.names = FALSE, right = TRUE)

@@ -6,17 +6,18 @@
  * (GCC does by default where the target has FMA): the figures then round exactly as R's own
  * arithmetic does, operation by operation, on every platform.
  *
- * R's C API used (the symbols agmem.so imports from R), with each entry point's level as
- * R 4.5.0's tools:::funAPI() gives it (the levels of Writing R Extensions, "Moving into C API
- * compliance"); R CMD check on R 4.5 (.ci/trixie) finds no non-API call:
- *   API: TYPEOF, XLENGTH, Rf_isObject, Rf_getAttrib, INTEGER_ELT, REAL_ELT, REAL, LOGICAL,
- *     STRING_ELT, SET_STRING_ELT, VECTOR_ELT, SET_VECTOR_ELT, R_CHAR (CHAR), Rf_mkChar,
- *     Rf_mkNamed, Rf_allocVector, Rf_ScalarReal, Rf_type2char, Rf_protect and Rf_unprotect
- *     (PROTECT, UNPROTECT), Rf_errorcall, R_finite (R_FINITE), R_IsNA (ISNA),
- *     R_CheckUserInterrupt, R_registerRoutines, R_useDynamicSymbols, R_forceSymbols, and the
- *     variables R_NilValue, R_ClassSymbol, R_NaInt, R_NaReal, R_NaString, R_PosInf;
- *   experimental API: DATAPTR_OR_NULL, INTEGER_GET_REGION and REAL_GET_REGION (reading ALTREP
- *     vectors without expanding them).
+ * The R entry points the C code uses, by their level in Writing R Extensions (as R 4.5's
+ * tools:::funAPI() classifies them):
+ *   API: Rf_allocVector, Rf_errorcall, Rf_eval, Rf_getAttrib, Rf_install, Rf_isObject,
+ *     Rf_lang2, Rf_mkChar, Rf_mkNamed, Rf_mkString, Rf_ScalarReal, Rf_type2char,
+ *     R_CheckUserInterrupt, R_registerRoutines, R_useDynamicSymbols, R_forceSymbols, PROTECT,
+ *     UNPROTECT, TYPEOF, XLENGTH, CHAR, STRING_ELT, SET_STRING_ELT, VECTOR_ELT, SET_VECTOR_ELT,
+ *     REAL, INTEGER, LOGICAL, REAL_ELT, INTEGER_ELT, ISNA, ISNAN, R_FINITE;
+ *     and the documented constants and types R_NilValue, R_BaseEnv, R_ClassSymbol, R_PosInf,
+ *     NA_REAL, NA_INTEGER, R_xlen_t, R_XLEN_T_MAX, NORET (funAPI() lists functions only).
+ *   Experimental API (ALTREP): DATAPTR_OR_NULL, REAL_GET_REGION, INTEGER_GET_REGION, used by
+ *     shapes.c to read a compact sequence without expanding it.
+ * Nothing outside the API (such as OBJECT() or DATAPTR()) is used.
  */
 #ifndef AGMEM_H
 #define AGMEM_H
@@ -24,6 +25,10 @@
 #define R_NO_REMAP
 #include <R.h>
 #include <Rinternals.h>
+
+/* How many elements (or rows, or list items) a loop over user data handles between two calls
+   of R_CheckUserInterrupt(). */
+#define AGMEM_INTERRUPT_EVERY 65536
 
 /* .Call entry points (registered in init.c) */
 SEXP agmem_estimate(SEXP shapes, SEXP multiplier, SEXP activation_frac, SEXP batch_size);

@@ -2,6 +2,7 @@
    value before any use, so that a malformed direct call is an R error and never a crash. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <limits.h>
 #include "agmem.h"
 
@@ -15,7 +16,9 @@ static double number_at(SEXP x, R_xlen_t i)
     return v == NA_INTEGER ? NA_REAL : (double) v;
 }
 
-/* Writes v as R prints it (NA, NaN, Inf, -Inf or up to 15 significant digits) into buf. */
+/* Writes v into buf for an error message: NA, NaN, Inf, -Inf, or v with 15 significant digits
+   as R prints it, or with as many up to 17 as it takes to write v exactly, so that a refused
+   value such as 3 + 4e-15 never reads as a whole number. */
 void agmem_format_number(double v, char *buf, size_t n)
 {
     if (ISNA(v))
@@ -25,7 +28,11 @@ void agmem_format_number(double v, char *buf, size_t n)
     else if (!R_FINITE(v))
         snprintf(buf, n, v > 0 ? "Inf" : "-Inf");
     else
-        snprintf(buf, n, "%.15g", v);
+        for (int digits = 15; digits <= 17; digits++) {
+            snprintf(buf, n, "%.*g", digits, v);
+            if (strtod(buf, NULL) == v)
+                break;
+        }
 }
 
 /* Checks that x is an unclassed integer or double vector, of length 1 when scalar is true and
@@ -82,15 +89,21 @@ R_xlen_t agmem_arg_batches(SEXP x, int scalar)
 }
 
 /* Element i of batch_size (checked by agmem_arg_batches): a whole number from 1 to INT_MAX,
-   the largest batch the estimator accepts. */
+   the largest batch the estimator accepts. The error for a vector of more than one names the
+   position of the refused element. */
 double agmem_arg_batch(SEXP x, R_xlen_t i)
 {
     double v = number_at(x, i);
     if (!(v >= 1.0 && v <= (double) INT_MAX && v == floor(v))) {
         char value[64];
         agmem_format_number(v, value, sizeof value);
+        if (XLENGTH(x) == 1)
+            Rf_errorcall(R_NilValue,
+                         "`batch_size` must be a whole number from 1 to %d, not %s.", INT_MAX,
+                         value);
         Rf_errorcall(R_NilValue,
-                     "`batch_size` must be a whole number from 1 to %d, not %s.", INT_MAX, value);
+                     "`batch_size` must hold whole numbers from 1 to %d, but its element %lld "
+                     "is %s.", INT_MAX, (long long) i + 1, value);
     }
     return v;
 }

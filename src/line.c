@@ -3,9 +3,6 @@
    max_batch.c, with the other plans. */
 #include "agmem.h"
 
-/* Loops over user data poll for an interrupt once every this many elements. */
-#define AGMEM_INTERRUPT_EVERY 65536
-
 /* Checks that x is an unclassed double vector (integer accepted, read as double) and returns
    its length; refuses anything else, naming `what`. */
 static R_xlen_t line_numbers(SEXP x, const char *what)

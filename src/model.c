@@ -5,8 +5,6 @@
 #include <string.h>
 #include "agmem.h"
 
-/* How many ops are read between two checks for a user interrupt. */
-#define AGMEM_INTERRUPT_EVERY 65536
 
 /* Writes into buf (of size n) the names as an English choice: "a", "b" or "c". */
 static void choice_list(const char *const *names, int count, char *buf, size_t n)

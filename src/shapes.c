@@ -7,13 +7,27 @@
 #define AGMEM_CHUNK 512
 
 /* Keeps the compiler from inlining a function that is rarely called (the error paths, the ALTREP
-   reader): their stack buffers then stay out of the frame of shape_product(), which is called
-   once for every shape. */
+   reader, the probe): their stack buffers then stay out of the frame of shape_product(), which is
+   called once for every shape. */
 #ifdef __GNUC__
 #define AGMEM_NOINLINE __attribute__((noinline))
 #else
 #define AGMEM_NOINLINE
 #endif
+
+/* Whether the running R accumulates prod() in long double: 1 or 0 once probed, -1 before. */
+static int prod_in_long_double = -1;
+
+/* Asks the running R whether it was built with long double (capabilities("long.double")), which
+   decides the accumulator of its prod() (rprod() in R's src/main/summary.c). Returns 1 or 0. */
+static AGMEM_NOINLINE int probe_long_double(void)
+{
+    SEXP call = PROTECT(Rf_lang2(Rf_install("capabilities"), Rf_mkString("long.double")));
+    SEXP v = PROTECT(Rf_eval(call, R_BaseEnv));
+    int yes = TYPEOF(v) == LGLSXP && XLENGTH(v) == 1 && LOGICAL(v)[0] == TRUE;
+    UNPROTECT(2);
+    return yes;
+}
 
 /* Writes into buf (of size n) what x is, for an error message: "a character vector",
    "an object of class \"factor\"", "NULL", ... Accepts any SEXP that is not an unclassed
@@ -76,62 +90,146 @@ static inline int good_real(double v)
     return v >= 0x1p52 && v <= DBL_MAX;
 }
 
-/* Product, left to right in double, of the len dimensions at p (shape pos, elements from offset). */
-static inline double product_real(const double *p, R_xlen_t len, double prod,
-                                  R_xlen_t pos, R_xlen_t offset)
+/* The running product s times the len dimensions at p (shape pos, elements from offset),
+   multiplied left to right as R's prod() does: in long double (the _ld functions) where R
+   accumulates in long double, in double (the _d functions) where it does not. Refuses a
+   dimension that is not a positive whole number with an R error naming it. */
+static inline long double product_real_ld(const double *p, R_xlen_t len, long double s,
+                                          R_xlen_t pos, R_xlen_t offset)
 {
     for (R_xlen_t i = 0; i < len; i++) {
         if (!good_real(p[i]))
             bad_dimension(p[i], pos, offset + i);
-        prod *= p[i];
+        s *= p[i];
     }
-    return prod;
+    return s;
 }
 
-/* The same for integer dimensions; NA_integer_ is negative and so refused with the rest. */
-static inline double product_int(const int *p, R_xlen_t len, double prod,
-                                 R_xlen_t pos, R_xlen_t offset)
+static inline double product_real_d(const double *p, R_xlen_t len, double s,
+                                    R_xlen_t pos, R_xlen_t offset)
+{
+    for (R_xlen_t i = 0; i < len; i++) {
+        if (!good_real(p[i]))
+            bad_dimension(p[i], pos, offset + i);
+        s *= p[i];
+    }
+    return s;
+}
+
+/* The same for integer dimensions (R's prod(as.double(s)) converts each to double first);
+   NA_integer_ is negative and so refused with the rest. */
+static inline long double product_int_ld(const int *p, R_xlen_t len, long double s,
+                                         R_xlen_t pos, R_xlen_t offset)
 {
     for (R_xlen_t i = 0; i < len; i++) {
         if (p[i] <= 0)
             bad_dimension(p[i] == NA_INTEGER ? NA_REAL : (double) p[i], pos, offset + i);
-        prod *= (double) p[i];
+        s *= (double) p[i];
     }
-    return prod;
+    return s;
 }
 
-/* Product, left to right in double, of the len dimensions of shape pos, an integer or double
-   (type) ALTREP vector whose data are not in memory, such as a compact sequence: read
-   AGMEM_CHUNK elements at a time through its get_region method, so that it is never expanded.
-   Refuses a bad dimension as product_real() and product_int() do. */
-static AGMEM_NOINLINE double region_product(SEXP x, int type, R_xlen_t len, R_xlen_t pos)
+static inline double product_int_d(const int *p, R_xlen_t len, double s,
+                                   R_xlen_t pos, R_xlen_t offset)
 {
-    double prod = 1.0;
-    if (type == REALSXP) {
-        double buf[AGMEM_CHUNK];
-        for (R_xlen_t start = 0; start < len; start += AGMEM_CHUNK) {
-            R_xlen_t got = REAL_GET_REGION(x, start, AGMEM_CHUNK, buf);
-            prod = product_real(buf, got, prod, pos, start);
-        }
-    } else {
-        int buf[AGMEM_CHUNK];
-        for (R_xlen_t start = 0; start < len; start += AGMEM_CHUNK) {
-            R_xlen_t got = INTEGER_GET_REGION(x, start, AGMEM_CHUNK, buf);
-            prod = product_int(buf, got, prod, pos, start);
-        }
+    for (R_xlen_t i = 0; i < len; i++) {
+        if (p[i] <= 0)
+            bad_dimension(p[i] == NA_INTEGER ? NA_REAL : (double) p[i], pos, offset + i);
+        s *= (double) p[i];
     }
-    return prod;
+    return s;
 }
 
-/* Product of the dimensions of shape pos (1-based). Accepts an unclassed integer or double vector
+/* The running product of a shape, as R's prod() keeps it: in long double when ld, in double
+   otherwise (the other member is unused). */
+typedef struct {
+    int ld;
+    long double l;
+    double d;
+} agmem_product;
+
+/* Multiplies the running product p by the count dimensions at data (integers or doubles, type),
+   elements offset to offset + count - 1 of shape pos, refusing a bad one. Returns whether the
+   product is now above DBL_MAX, which no later factor (each >= 1) can undo. */
+static inline int multiply(agmem_product *p, const void *data, int type, R_xlen_t count,
+                           R_xlen_t pos, R_xlen_t offset)
+{
+    if (p->ld) {
+        p->l = type == REALSXP ? product_real_ld(data, count, p->l, pos, offset)
+                               : product_int_ld(data, count, p->l, pos, offset);
+        return p->l > DBL_MAX;
+    }
+    p->d = type == REALSXP ? product_real_d(data, count, p->d, pos, offset)
+                           : product_int_d(data, count, p->d, pos, offset);
+    return p->d > DBL_MAX;
+}
+
+/* The product as R's prod() returns it: Inf above DBL_MAX, else rounded to double. */
+static inline double product_value(const agmem_product *p)
+{
+    if (p->ld)
+        return p->l > DBL_MAX ? R_PosInf : (double) p->l;
+    return p->d > DBL_MAX ? R_PosInf : p->d;
+}
+
+/* Adds count elements to the work done since the last interrupt check (*work); checks, and
+   starts counting anew, once that reaches AGMEM_INTERRUPT_EVERY. */
+static inline void count_work(R_xlen_t *work, R_xlen_t count)
+{
+    *work += count;
+    if (*work >= AGMEM_INTERRUPT_EVERY) {
+        *work = 0;
+        R_CheckUserInterrupt();
+    }
+}
+
+/* Reads elements start to start + want - 1 (want >= 1) of x, an integer or double (type) ALTREP
+   vector whose data are not in memory, into buf through its get_region method, so that it is
+   never expanded. Returns how many elements the method gave, from 1 to want; refuses a count
+   outside that range (a broken ALTREP class) with an R error naming shape pos. */
+static R_xlen_t read_region(SEXP x, int type, R_xlen_t start, R_xlen_t want, void *buf,
+                            R_xlen_t pos)
+{
+    R_xlen_t got = type == REALSXP ? REAL_GET_REGION(x, start, want, (double *) buf)
+                                   : INTEGER_GET_REGION(x, start, want, (int *) buf);
+    if (got <= 0 || got > want)
+        Rf_errorcall(R_NilValue,
+                     "`shapes`: shape %lld could not be read: its ALTREP class gave %lld elements "
+                     "from element %lld on, where 1 to %lld were asked for.", (long long) pos,
+                     (long long) got, (long long) start + 1, (long long) want);
+    return got;
+}
+
+/* The product of the len dimensions of shape pos, an integer or double (type) ALTREP vector
+   whose data are not in memory, such as a compact sequence: read AGMEM_CHUNK elements at a
+   time, advancing by the count each read returns. Otherwise as shape_product(). */
+static AGMEM_NOINLINE double region_product(SEXP x, int type, R_xlen_t len, R_xlen_t pos,
+                                            int ld, R_xlen_t *work)
+{
+    double buf[AGMEM_CHUNK];                  /* large enough for AGMEM_CHUNK ints too */
+    agmem_product p = {ld, 1.0L, 1.0};
+    for (R_xlen_t start = 0, got; start < len; start += got) {
+        got = read_region(x, type, start, len - start < AGMEM_CHUNK ? len - start : AGMEM_CHUNK,
+                          buf, pos);
+        if (multiply(&p, buf, type, got, pos, start))
+            break;
+        count_work(work, got);
+    }
+    return product_value(&p);
+}
+
+/* Product of the dimensions of shape pos (1-based) as R's prod(as.double(shape)) gives it: the
+   running product in long double where the running R uses long double (ld), converted back to
+   double at the end, Inf when above DBL_MAX. Accepts an unclassed integer or double vector
    (attributes such as dim or names are fine) of one or more positive whole numbers; refuses any
    other object, an empty vector, NA, NaN, +-Inf, zero, negatives and fractions with an R error
    naming the shape. Reads the data in place, or region by region for an ALTREP vector whose
-   data are not in memory. The product may overflow to Inf: the caller checks.
-   The product is multiplications only, and the callers only add it: rounding it through memory
-   once, at the end, is what keeps the compiler from fusing its last multiplication into their
-   addition. */
-static double shape_product(SEXP x, R_xlen_t pos)
+   data are not in memory. Stops reading, at the latest AGMEM_INTERRUPT_EVERY elements later, once
+   the product is above DBL_MAX (the answer is then Inf: later dimensions are not checked).
+   *work counts the elements read since the last interrupt check (see count_work()).
+   The product is rounded through memory once, at the end, which keeps the compiler from fusing
+   its last multiplication into the callers' addition. */
+static double shape_product(SEXP x, R_xlen_t pos, int ld, R_xlen_t *work)
 {
     int type = TYPEOF(x);
     if ((type != INTSXP && type != REALSXP) || Rf_isObject(x))
@@ -141,26 +239,35 @@ static double shape_product(SEXP x, R_xlen_t pos)
         Rf_errorcall(R_NilValue,
                      "`shapes`: shape %lld must be a non-empty numeric vector of positive whole "
                      "numbers, not an empty vector.", (long long) pos);
-    const void *data = DATAPTR_OR_NULL(x);   /* NULL only for an ALTREP vector not in memory */
-    double prod;
+    const char *data = DATAPTR_OR_NULL(x);   /* NULL only for an ALTREP vector not in memory */
     if (data == NULL)
-        prod = region_product(x, type, len, pos);
-    else if (type == REALSXP)
-        prod = product_real((const double *) data, len, 1.0, pos, 0);
-    else
-        prod = product_int((const int *) data, len, 1.0, pos, 0);
-    return agmem_keep(prod);
+        return agmem_keep(region_product(x, type, len, pos, ld, work));
+    size_t size = type == REALSXP ? sizeof(double) : sizeof(int);
+    agmem_product p = {ld, 1.0L, 1.0};
+    for (R_xlen_t start = 0, count; start < len; start += count) {
+        count = len - start < AGMEM_INTERRUPT_EVERY ? len - start : AGMEM_INTERRUPT_EVERY;
+        if (multiply(&p, data + (size_t) start * size, type, count, pos, start))
+            break;
+        count_work(work, count);
+    }
+    return agmem_keep(product_value(&p));
 }
 
 /* The number of scalars the shapes describe: the sum, in list order and left to right in double,
-   of each shape's product. Accepts an unclassed list of one or more shapes (names ignored), or a
-   single numeric vector, taken as a list of one. Refuses anything else with an R error naming
-   `shapes`. The sum may overflow to Inf: the caller checks (agmem_check_finite). */
+   of each shape's product as R's prod() computes it. Accepts an unclassed list of one or more
+   shapes (names ignored), or a single numeric vector, taken as a list of one. Refuses anything
+   else with an R error naming `shapes`. Returns Inf, without reading further, as soon as the
+   count is above DBL_MAX (the callers refuse it: see agmem_check_finite()); checks for a user
+   interrupt at least every AGMEM_INTERRUPT_EVERY elements or shapes. */
 double agmem_count_params(SEXP shapes)
 {
+    if (prod_in_long_double < 0)
+        prod_in_long_double = probe_long_double();
+    int ld = prod_in_long_double;
+    R_xlen_t work = 0;
     int type = TYPEOF(shapes);
     if ((type == INTSXP || type == REALSXP) && !Rf_isObject(shapes))
-        return shape_product(shapes, 1);
+        return shape_product(shapes, 1, ld, &work);
     if (type != VECSXP || Rf_isObject(shapes) || XLENGTH(shapes) == 0) {
         char what[200];
         describe(shapes, what, sizeof what);
@@ -170,7 +277,9 @@ double agmem_count_params(SEXP shapes)
     }
     R_xlen_t len = XLENGTH(shapes);
     double n = 0.0;
-    for (R_xlen_t i = 0; i < len; i++)
-        n += shape_product(VECTOR_ELT(shapes, i), i + 1);
+    for (R_xlen_t i = 0; i < len && n <= DBL_MAX; i++) {
+        n += shape_product(VECTOR_ELT(shapes, i), i + 1, ld, &work);
+        work++;
+    }
     return n;
 }

@@ -11,7 +11,8 @@ suppressPackageStartupMessages({
   library(bench)
 })
 
-# The same contract in plain R: argument checks, shape validation and the formula, left to right.
+# The same contract in plain R: argument checks, shape validation and the formula, left to right,
+# each shape's product by prod() as ggmlR computes it.
 pure_r_estimate <- function(shapes, batch_size = 32L, optimizer = c("adam", "sgd", "sgd_plain"),
                             activation_frac = 0.01, quiet = FALSE) {
   optimizer <- match.arg(optimizer)
@@ -35,9 +36,7 @@ pure_r_estimate <- function(shapes, batch_size = 32L, optimizer = c("adam", "sgd
       any(!is.finite(s) | s < 1 | s != floor(s))) {
       stop("`shapes`: shape ", i, " must hold positive whole numbers", call. = FALSE)
     }
-    p <- 1
-    for (d in s) p <- p * d
-    n <- n + p
+    n <- n + prod(as.double(s))
   }
   k <- c(adam = 2, sgd = 1, sgd_plain = 0)[[optimizer]]
   weights <- n * 8

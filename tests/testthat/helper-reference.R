@@ -1,21 +1,20 @@
-# The estimator's formula evaluated in plain R, operation by operation, left to right: the
-# reference the C figures must equal bit for bit.
+# The estimator's formula evaluated in plain R as ggmlR 0.8.8.1 evaluates it (R/autograd.R of its
+# source, ag_estimate_training_memory()): the count is a running double sum, in list order, of
+# prod(as.double(shape)), so that each product is accumulated as R's prod() does (in long double
+# where R has it); then every figure, left to right. The reference the C figures must equal bit for
+# bit.
 reference_estimate <- function(shapes, batch_size, copies, activation_frac) {
-  if (!is.list(shapes)) {
+  if (is.numeric(shapes)) {
     shapes <- list(shapes)
   }
   n <- 0
   for (shape in shapes) {
-    p <- 1
-    for (d in shape) {
-      p <- p * as.double(d)
-    }
-    n <- n + p
+    n <- n + prod(as.double(shape))
   }
   weights <- n * 8
   gradients <- n * 8
   optimizer <- n * 8 * copies
-  activations <- weights * activation_frac * batch_size
+  activations <- weights * activation_frac * as.double(batch_size)
   total <- weights + gradients + optimizer + activations
   list(
     params = n, weights = weights, gradients = gradients, optimizer = optimizer,

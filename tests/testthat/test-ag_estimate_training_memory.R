@@ -58,6 +58,10 @@ test_that("the optimizer is matched as match.arg() would", {
     full$weights
   )
   expect_error(ag_estimate_training_memory(mlp, optimizer = "s"), "`optimizer`")
+  # match.arg(NULL, choices) is the first choice, and so is ggmlR's optimizer = NULL.
+  expect_identical(ag_estimate_training_memory(mlp, optimizer = NULL, quiet = TRUE), full)
+  expect_output(ag_estimate_training_memory(mlp, optimizer = NULL), "(adam, batch 32)",
+                fixed = TRUE)
 })
 
 test_that("the signature is ggmlR's", {
@@ -104,7 +108,27 @@ test_that("batch_size may be an integer or a whole double", {
   )
 })
 
-test_that("figures are bit-identical to R's evaluation of the formula", {
+test_that("each shape's product is rounded as prod() rounds it, not as a double loop would", {
+  # Where R accumulates prod() in long double, these products round differently from a left to
+  # right product in double; the count must be prod()'s.
+  shapes <- list(c(5559060566555523, 3486784401, 3), 5559060566555523)
+  want <- prod(shapes[[1]]) + shapes[[2]]
+  expect_identical(ag_estimate_training_memory(shapes, quiet = TRUE)$params, want)
+  set.seed(253)
+  cases <- c(
+    list(shapes[[1]]), # one case that differs, however few iterations run
+    replicate(iterations(2000), floor(stats::runif(3, 1, 2^stats::runif(3, 10, 40))),
+              simplify = FALSE)
+  )
+  got <- vapply(cases, function(s) ag_estimate_training_memory(s, quiet = TRUE)$params, 1)
+  expect_identical(got, vapply(cases, function(s) prod(s), 1))
+  loop <- vapply(cases, function(s) (s[[1]] * s[[2]]) * s[[3]], 1)
+  if (isTRUE(capabilities("long.double"))) {
+    expect_true(any(got != loop)) # the sample does reach the cases where the two differ
+  }
+})
+
+test_that("figures are bit-identical to ggmlR's formula in R: prod(), then left to right", {
   set.seed(20261202)
   copies <- c(adam = 2, sgd = 1, sgd_plain = 0)
   for (i in seq_len(iterations(3000))) {
@@ -130,25 +154,33 @@ test_that("the report is written to standard output", {
   expect_snapshot(ag_estimate_training_memory(list(c(1e5, 1e5), 1e5), 1, "sgd_plain", 0.5))
 })
 
-test_that("the report has one line per figure, each in MB in one column", {
+test_that("the report is ggmlR's layout, line for line", {
   lines <- capture.output(est <- ag_estimate_training_memory(mlp, 64L, "sgd"))
+  expect_identical(lines[1:7], c(
+    "Training memory estimate (sgd, batch 64)",
+    "  parameters      : 669 706",
+    "  weights         :     5.11 MB",
+    "  gradients       :     5.11 MB",
+    "  optimizer (x1)  :     5.11 MB",
+    "  activations     :     3.27 MB",
+    "  total           :    18.60 MB"
+  ))
+  expect_identical(lines[[8]], paste0("  note: ", est$note))
   expect_length(lines, 8L)
-  expect_match(lines[[1]], "^Training memory estimate.*sgd.*batch 64")
-  expect_match(lines[[2]], "^parameters +669 706$")
-  words <- c("weights", "gradients", "optimizer", "activations", "total")
-  mb <- lines[3:7]
-  for (i in seq_along(words)) {
-    expect_match(mb[[i]], paste0("^", words[[i]], " .* [0-9]+\\.[0-9]{2} MB$"))
-  }
-  expect_match(mb[[3]], "x1")
-  expect_length(unique(regexpr("MB$", mb)), 1L)
-  expect_identical(sprintf("%.2f MB", est$total / 1024^2), sub("^total +", "", mb[[5]]))
-  expect_identical(lines[[8]], paste("note:", est$note))
+  expect_identical(sprintf("  total           : %8.2f MB", est$total / 1024^2), lines[[7]])
+  wide <- capture.output(ag_estimate_training_memory(1e12, .Machine$integer.max, "sgd_plain"))
+  expect_identical(wide[[1]], "Training memory estimate (sgd_plain, batch 2147483647)")
+  expect_identical(wide[[4]], "  gradients       : 7629394.53 MB")
 })
 
 test_that("the parameter count is grouped in threes and never in scientific notation", {
   lines <- capture.output(ag_estimate_training_memory(list(c(1e10, 1e5)), 1, activation_frac = 0))
-  expect_match(lines[[2]], "^parameters +1 000 000 000 000 000$")
+  expect_identical(lines[[2]], "  parameters      : 1 000 000 000 000 000")
+  lines <- capture.output(ag_estimate_training_memory(2^60 + 2^12, 1, activation_frac = 0))
+  expect_identical(lines[[2]], "  parameters      : 1 152 921 504 606 851 072")
+  huge <- capture.output(ag_estimate_training_memory(1e300, 1, "sgd_plain", 0))[[2]]
+  expect_match(huge, "^  parameters      : 1 000 000 000 000 000 [0-9 ]+$")
+  expect_identical(nchar(gsub("[^0-9]", "", huge)), 301L)
 })
 
 test_that("quiet = TRUE prints, messages and warns nothing; the result is invisible", {
@@ -246,7 +278,7 @@ test_that("bad scalar arguments are errors that name them, value by value", {
     expect_error(ag_estimate_training_memory(mlp, activation_frac = bad, quiet = TRUE),
                  "`activation_frac`")
   }
-  for (bad in list(NULL, 1, NA, NA_character_, "", "s", "Adam", c("sgd", "adam"), character(0),
+  for (bad in list(1, NA, NA_character_, "", "s", "Adam", c("sgd", "adam"), character(0),
                    factor("adam"))) {
     expect_error(ag_estimate_training_memory(mlp, optimizer = bad, quiet = TRUE), "`optimizer`")
   }
@@ -287,7 +319,29 @@ test_that("long shape vectors and long lists are read correctly", {
   expect_error(ag_estimate_training_memory(many), "shape 99999 .* NaN")
 })
 
+test_that("refused values are written so that they are visibly not whole", {
+  expect_error(ag_estimate_training_memory(list(c(3 + 4e-15, 2))),
+               "element 1 is 3.000000000000004.", fixed = TRUE)
+  expect_error(ag_estimate_training_memory(1, 1 + 2^-52), "not 1.0000000000000002.", fixed = TRUE)
+  expect_error(ag_estimate_training_memory(1, 2^31 - 0.5), "not 2147483647.5.", fixed = TRUE)
+  expect_error(ag_estimate_training_memory(list(c(2, 2.5))), "element 2 is 2.5.", fixed = TRUE)
+})
+
 test_that("ALTREP compact sequences are read without being expanded", {
+  # .Internal(inspect()) marks a compact sequence "(compact)" until something expands it.
+  is_compact <- function(x) {
+    any(grepl("(compact)", utils::capture.output(.Internal(inspect(x))), fixed = TRUE))
+  }
+  ints <- 1:1e6
+  reals <- as.double(1:1e6)
+  expect_true(is_compact(ints) && is_compact(reals))
+  expect_error(ag_estimate_training_memory(list(ints)), "more scalars than a double")
+  expect_error(ag_estimate_training_memory(list(reals)), "more scalars than a double")
+  short <- 1:20
+  expect_identical(ag_estimate_training_memory(list(short), quiet = TRUE)$params, prod(1:20))
+  expect_true(is_compact(ints))
+  expect_true(is_compact(reals))
+  expect_true(is_compact(short))
   expect_identical(ag_estimate_training_memory(list(1:20), quiet = TRUE)$params, prod(1:20))
   expect_error(ag_estimate_training_memory(list(0:1e6)), "element 1 is 0")
   expect_error(ag_estimate_training_memory(list(c(1, 2), 1:1e6)), "`shapes`")
@@ -299,4 +353,170 @@ test_that("ALTREP compact sequences are read without being expanded", {
   expect_error(ag_estimate_training_memory(list(as.double(0:1e6))), "element 1 is 0")
   expect_error(ag_estimate_training_memory(list(2, as.double(1:1e6))),
                "more scalars than a double")
+})
+
+# A random valid input for the comparison with ggmlR: 1 to 6 shapes of 1 to 4 dimensions, small
+# or up to 2^60 wide (products from 1 to far above 2^53), stored as integers where they fit or as
+# doubles, sometimes one bare vector; a batch size up to .Machine$integer.max; any optimizer
+# (NULL and partial names included); a fraction from 0 to 1e300.
+oracle_input <- function() {
+  shapes <- lapply(seq_len(sample.int(6L, 1L)), function(i) {
+    dims <- sample.int(4L, 1L)
+    values <- if (stats::runif(1) < 0.4) {
+      as.double(sample.int(4096L, dims, TRUE))
+    } else {
+      floor(2^stats::runif(dims, 0, 60))
+    }
+    if (all(values <= .Machine$integer.max) && stats::runif(1) < 0.5) as.integer(values) else values
+  })
+  if (length(shapes) == 1L && stats::runif(1) < 0.5) shapes <- shapes[[1L]]
+  batch <- switch(sample.int(3L, 1L),
+    sample.int(256L, 1L),
+    sample.int(.Machine$integer.max, 1L),
+    as.double(sample(c(1, .Machine$integer.max, sample.int(.Machine$integer.max, 1L)), 1L))
+  )
+  frac <- switch(sample.int(4L, 1L),
+    0,
+    stats::runif(1),
+    stats::runif(1) * 10^stats::runif(1, -12, 12),
+    10^stats::runif(1, 0, 300)
+  )
+  optimizer <- sample(list("adam", "sgd", "sgd_plain", "sgd_p", "ad", NULL), 1L)[[1L]]
+  list(shapes = shapes, batch = batch, optimizer = optimizer, frac = frac)
+}
+
+test_that("figures and report lines are ggmlR's own on 20,000 random valid inputs", {
+  skip_if_not_installed("ggmlR")
+  ggmlr_estimate <- getExportedValue("ggmlR", "ag_estimate_training_memory")
+  set.seed(20261203)
+  n <- iterations(20000)
+  compared <- 0L
+  overflowed <- 0L
+  above_2_53 <- 0L
+  scientific <- 0L
+  for (i in seq_len(n)) {
+    input <- oracle_input()
+    call <- function(f) {
+      f(input$shapes, input$batch, input$optimizer, input$frac, quiet = FALSE)
+    }
+    want_lines <- utils::capture.output(want <- call(ggmlr_estimate))
+    if (!all(is.finite(unlist(want[figures])))) {
+      # ggmlR returns Inf or NaN figures; agmem refuses them.
+      overflowed <- overflowed + 1L
+      got <- tryCatch(utils::capture.output(call(ag_estimate_training_memory)), error = identity)
+      if (!inherits(got, "error")) expect_s3_class(got, "error")
+      next
+    }
+    got_lines <- utils::capture.output(got <- call(ag_estimate_training_memory))
+    same <- identical(got[figures], want[figures]) &&
+      identical(got$bytes_per_scalar, want$bytes_per_scalar)
+    # ggmlR writes the count with format(), which turns to scientific notation when that is
+    # shorter; agmem writes every digit. Both must then name the same count.
+    if (grepl("e+", want_lines[[2L]], fixed = TRUE)) {
+      scientific <- scientific + 1L
+      digits <- gsub(" ", "", sub("^  parameters      : ", "", got_lines[[2L]]), fixed = TRUE)
+      same <- same && identical(as.double(digits), got$params) &&
+        identical(want_lines[[2L]], sprintf("  parameters      : %s", format(got$params)))
+      want_lines[[2L]] <- got_lines[[2L]]
+    }
+    same <- same && length(got_lines) == 8L && identical(got_lines[-8L], want_lines[-8L]) &&
+      startsWith(got_lines[[8L]], "  note: ")
+    if (!same) {
+      expect_identical(list(got[figures], got_lines[-8L]), list(want[figures], want_lines[-8L]),
+                       label = paste("case", i))
+    }
+    compared <- compared + 1L
+    above_2_53 <- above_2_53 + (got$params > 2^53)
+  }
+  expect_identical(compared + overflowed, n)
+  # The full sample reaches every kind of case: exact counts, rounded ones, and overflow.
+  skip_if(n < 20000, "a scaled-down run (AGMEM_TEST_SCALE) need not reach every kind of case")
+  expect_gt(above_2_53, n / 4)
+  expect_gt(compared - above_2_53, n / 10)
+  expect_gt(scientific, 0L)
+  expect_gt(overflowed, 0L)
+})
+
+test_that("reading many shapes, or one long shape, can be interrupted", {
+  call <- function(shapes) .Call(agmem:::agmem_estimate, shapes, 2L, 0.01, 1L)
+  expect_match(under_expired_time_limit(call(rep(list(1), 2^19))), "time limit")
+  expect_match(under_expired_time_limit(call(list(rep(1, 2^19)))), "time limit")
+  expect_match(under_expired_time_limit(call(list(rep(1L, 2^19)))), "time limit")
+  expect_identical(call(rep(list(1), 2^19))[[1]], 2^19)
+})
+
+test_that("a shape stops being read once its product is above what a double holds", {
+  # 1:1e10 is a compact sequence: read in full it would take seconds (1:1e15, days).
+  elapsed <- system.time(
+    expect_error(ag_estimate_training_memory(list(1:1e10)), "more scalars than a double")
+  )[["elapsed"]]
+  expect_lt(elapsed, 2)
+  expect_error(ag_estimate_training_memory(list(1:1e15)), "more scalars than a double")
+  expect_error(ag_estimate_training_memory(list(2, as.double(1:1e15), "x")), "more scalars")
+  expect_error(ag_memory_sweep(list(1:1e15), 1), "more scalars than a double")
+})
+
+# Compiles a double ALTREP class for the test below, or returns NULL where that cannot be done:
+# make(n, step) is a vector of n elements, 2 at every third position (from the first) and 1
+# elsewhere, with no data in memory; its get_region method gives at most `step` elements a call
+# (0 or a negative `step` is returned as is, as a broken class would).
+short_reads_class <- function() {
+  dir <- tempfile("agmem_altrep")
+  dir.create(dir)
+  src <- file.path(dir, "short_reads.c")
+  writeLines(c(
+    "#define R_NO_REMAP",
+    "#include <Rinternals.h>",
+    "#include <R_ext/Altrep.h>",
+    "#include <R_ext/Rdynload.h>",
+    "static R_altrep_class_t cls;",
+    "static R_xlen_t size(SEXP x) { return (R_xlen_t) REAL(R_altrep_data1(x))[0]; }",
+    "static double value(SEXP x, R_xlen_t i) { return i % 3 == 0 ? 2.0 : 1.0; }",
+    "static const void *or_null(SEXP x) { return NULL; }",
+    "static void *ptr(SEXP x, Rboolean w) { Rf_error(\"expanded\"); return NULL; }",
+    "static R_xlen_t region(SEXP x, R_xlen_t i, R_xlen_t n, double *buf) {",
+    "  R_xlen_t step = (R_xlen_t) REAL(R_altrep_data2(x))[0];",
+    "  if (step <= 0) return step;",
+    "  R_xlen_t k = n < step ? n : step;",
+    "  for (R_xlen_t j = 0; j < k; j++) buf[j] = value(x, i + j);",
+    "  return k;",
+    "}",
+    "static Rboolean inspect(SEXP x, int pre, int deep, int pvec,",
+    "                        void (*f)(SEXP, int, int, int)) { return FALSE; }",
+    "SEXP make(SEXP n, SEXP step) { return R_new_altrep(cls, n, step); }",
+    "void R_init_short_reads(DllInfo *dll) {",
+    "  cls = R_make_altreal_class(\"short_reads\", \"agmemtest\", dll);",
+    "  R_set_altrep_Length_method(cls, size);",
+    "  R_set_altrep_Inspect_method(cls, inspect);",
+    "  R_set_altvec_Dataptr_method(cls, ptr);",
+    "  R_set_altvec_Dataptr_or_null_method(cls, or_null);",
+    "  R_set_altreal_Elt_method(cls, value);",
+    "  R_set_altreal_Get_region_method(cls, region);",
+    "}"
+  ), src)
+  status <- suppressWarnings(system2(
+    file.path(R.home("bin"), "R"), c("CMD", "SHLIB", shQuote(src)), stdout = FALSE, stderr = FALSE
+  ))
+  lib <- sub("\\.c$", .Platform$dynlib.ext, src)
+  if (status != 0 || !file.exists(lib)) {
+    return(NULL)
+  }
+  dll <- dyn.load(lib)
+  function(n, step) .Call(getNativeSymbolInfo("make", dll), as.double(n), as.double(step))
+}
+
+test_that("ALTREP region reads advance by the count returned, and refuse a count below 1", {
+  make <- short_reads_class()
+  skip_if(is.null(make), "no C compiler to build a test ALTREP class")
+  for (step in c(1, 7, 512, 1000)) {
+    x <- make(3000, step)
+    expect_identical(ag_estimate_training_memory(list(x), quiet = TRUE)$params, 2^1000,
+                     label = paste("reads of", step))
+  }
+  expect_identical(ag_estimate_training_memory(list(make(30, 7), 3), quiet = TRUE)$params,
+                   2^10 + 3)
+  for (step in c(0, -1)) {
+    expect_error(ag_estimate_training_memory(list(4, make(30, step))),
+                 "`shapes`: shape 2 could not be read: its ALTREP class gave")
+  }
 })

@@ -100,6 +100,65 @@ test_that("budget strings are 1024-based, case-insensitive, with an optional spa
   expect_identical(parse(2^30), 2^30)
   expect_identical(parse(1024L), 1024)
   expect_identical(ag_max_batch_size(mlp, "64 MB"), ag_max_batch_size(mlp, 64 * 1024^2))
+  # A bare K, M, G or T means the same as KB, MB, GB or TB.
+  expect_identical(parse("16G"), 16 * 1024^3)
+  expect_identical(parse("16GB"), 16 * 1024^3)
+  expect_identical(parse("3 k"), 3 * 1024)
+  expect_identical(parse("5M"), 5 * 1024^2)
+  expect_identical(parse("1 t"), 1024^4)
+})
+
+test_that("budget units are case-folded in ASCII, whatever the locale", {
+  old <- Sys.getlocale("LC_CTYPE")
+  on.exit(Sys.setlocale("LC_CTYPE", old), add = TRUE)
+  turkish <- suppressWarnings(Sys.setlocale("LC_CTYPE", "tr_TR.UTF-8"))
+  skip_if(!nzchar(turkish), "no tr_TR.UTF-8 locale here (localedef -i tr_TR -f UTF-8 makes one)")
+  # In this locale toupper() does not give "I" for "i": the units must not depend on it.
+  expect_false(identical(toupper("i"), "I"))
+  parse <- agmem:::parse_budget
+  expect_identical(parse("16 GiB"), 16 * 1024^3)
+  expect_identical(parse("2 tib"), 2 * 1024^4)
+  expect_identical(parse("8 kib"), 8 * 1024)
+  expect_identical(ag_max_batch_size(mlp, "1 GiB"), ag_max_batch_size(mlp, 2^30))
+})
+
+test_that("budget errors quote the string as typed and show refused numbers exactly", {
+  expect_error(ag_max_batch_size(mlp, "1e400 B"), "`budget`.*\"1e400 B\"")
+  expect_error(ag_max_batch_size(mlp, "1e308 TB"), "\"1e308 TB\" is more than a double")
+  expect_error(ag_max_batch_size(mlp, "12 parsecs"), "unknown unit \"parsecs\"")
+  expect_error(ag_max_batch_size(mlp, "1,5 GB"), "not \"1,5 GB\"", fixed = TRUE)
+  expect_error(ag_max_batch_size(mlp, -2^-60), "not -8.673617379884035e-19", fixed = TRUE)
+  bytes <- "16 G\xff"
+  Encoding(bytes) <- "bytes"
+  expect_error(ag_max_batch_size(mlp, bytes), "`budget`.*\"16 G\\\\xff\".*bytes")
+  expect_error(plot(ag_memory_sweep(mlp, 1:2), budget = bytes), "`budget`")
+})
+
+test_that("a NULL budget reads the memory available through agmem.memory_reader", {
+  old <- options(agmem.memory_reader = function() 2^30)
+  on.exit(options(old), add = TRUE)
+  expect_identical(ag_max_batch_size(mlp), ag_max_batch_size(mlp, 2^30))
+  expect_identical(ag_max_batch_size(mlp, margin = 0.5), ag_max_batch_size(mlp, 2^29))
+  # A reader that fails, warns (as ps does where /proc/meminfo cannot be read) or returns no
+  # number: an error that names `budget` and says to pass one.
+  readers <- list(
+    function() stop("cannot open the connection"),
+    function() {
+      warning("cannot open file '/proc/meminfo': No such file or directory")
+      stop("cannot open the connection")
+    },
+    function() NA_real_,
+    function() "lots",
+    function() -1
+  )
+  for (reader in readers) {
+    options(agmem.memory_reader = reader)
+    expect_error(ag_max_batch_size(mlp), "`budget` is NULL.*could not be read.*give `budget`")
+  }
+  options(agmem.memory_reader = function() stop("cannot open the connection"))
+  expect_snapshot(error = TRUE, ag_max_batch_size(mlp))
+  options(agmem.memory_reader = function() NULL)
+  expect_error(ag_max_batch_size(mlp), "`budget`.*ps package")
 })
 
 test_that("a NULL budget reads the available memory, and needs ps", {
@@ -107,7 +166,6 @@ test_that("a NULL budget reads the available memory, and needs ps", {
   avail <- agmem:::parse_budget(NULL)
   expect_true(is.double(avail) && is.finite(avail) && avail > 0)
   expect_true(is.finite(ag_max_batch_size(mlp)))
-  expect_error(agmem:::parse_budget(NULL, has_ps = FALSE), "`budget`.*ps package")
 })
 
 test_that("bad budgets and margins are errors that name the argument", {
@@ -117,7 +175,12 @@ test_that("bad budgets and margins are errors that name the argument", {
     ag_max_batch_size(mlp, "lots")
     ag_max_batch_size(mlp, c(1, 2))
     ag_max_batch_size(mlp, "1 GB", margin = 1)
-    agmem:::parse_budget(NULL, has_ps = FALSE)
+    ag_max_batch_size(mlp, "1e400 B")
+  })
+  local({
+    old <- options(agmem.memory_reader = function() NULL)
+    on.exit(options(old))
+    expect_snapshot(error = TRUE, ag_max_batch_size(mlp))
   })
 })
 

@@ -67,9 +67,11 @@ test_that("bad arguments are errors that name them, value by value", {
   for (bad in list(NULL, numeric(0), c(1, NA), c(1, 2.5), "1", list(1), factor(1), 2^31)) {
     expect_error(ag_memory_sweep(mlp, bad), "`batch_size`")
   }
-  for (bad in list(NULL, character(0), NA_character_, "s", 1)) {
+  for (bad in list(character(0), NA_character_, "s", 1)) {
     expect_error(ag_memory_sweep(mlp, optimizer = bad), "`optimizer`")
   }
+  # As match.arg(NULL, choices, several.ok = TRUE): the first choice.
+  expect_identical(unique(ag_memory_sweep(mlp, 1, optimizer = NULL)$optimizer), "adam")
   expect_error(ag_memory_sweep(mlp, activation_frac = NA), "`activation_frac`")
   expect_error(ag_memory_sweep(list("a")), "shape 1")
   expect_error(ag_memory_sweep(1e300, activation_frac = 1e10), "overflow")
@@ -157,4 +159,31 @@ test_that("a model's or a measurement's sweep refuses bad arguments by name", {
     ag_memory_sweep(spec, activation_frac = 0.5)
     ag_memory_sweep(mlp, device = "gpu")
   })
+})
+
+test_that("a sweep that would not fit in the memory available is refused before it starts", {
+  old <- options(agmem.memory_reader = function() 2^30)
+  on.exit(options(old), add = TRUE)
+  expect_snapshot(error = TRUE, ag_memory_sweep(list(1), batch_size = 1:1e9))
+  expect_error(ag_memory_sweep(list(1), 1:1e8, "adam"), "needs about 7.45 GiB.*1.00 GiB avail")
+  expect_identical(nrow(ag_memory_sweep(list(1), 1:1e6, "adam")), 1000000L)
+  # The reader's answer is what decides.
+  options(agmem.memory_reader = function() 1e6)
+  expect_error(ag_memory_sweep(list(1), 1:5e3), "`batch_size` makes a sweep of 15 000 rows")
+  # Where the memory cannot be read, nothing is refused for it.
+  options(agmem.memory_reader = function() stop("cannot open the connection"))
+  expect_identical(nrow(ag_memory_sweep(list(1), 1:10)), 30L)
+})
+
+test_that("a bad batch size in a vector is named by its position", {
+  expect_snapshot(error = TRUE, ag_memory_sweep(mlp, c(1, 2, NA)))
+  expect_error(ag_memory_sweep(mlp, c(1, 2, 1 + 2^-52)), "element 3 is 1.0000000000000002")
+  expect_error(ag_memory_sweep(mlp, c(64L, 0L)), "element 2 is 0")
+})
+
+test_that("reading and filling a long sweep can be interrupted", {
+  got <- under_expired_time_limit(.Call(agmem:::agmem_sweep, list(1), 2L, 0.01, 1:1e6))
+  expect_match(got, "time limit")
+  got <- under_expired_time_limit(.Call(agmem:::agmem_sweep, list(1), rep(2L, 2^19), 0.01, 1L))
+  expect_match(got, "time limit")
 })

@@ -60,7 +60,7 @@ test_that("format() keeps the rows and columns as text; the sweep keeps exact by
                    agmem:::format_bytes_scaled(sweep$host_peak, "MB"))
   expect_identical(text$batch_size, c("1", "64"))
   expect_identical(text$params, c("669 706", "669 706"))
-  expect_identical(agmem:::format_count(c(1e15, 1234567, NA)), c("1e+15", "1 234 567", "NA"))
+  expect_identical(agmem:::format_count_table(c(1e15, 1234567, NA)), c("1e+15", "1 234 567", "NA"))
   # printing returns the sweep itself, invisibly, with exact doubles
   expect_output(out <- withVisible(print(sweep)), "planned on host_peak")
   expect_false(out$visible)
