@@ -6,15 +6,17 @@
  * (GCC does by default where the target has FMA): the figures then round exactly as R's own
  * arithmetic does, operation by operation, on every platform.
  *
- * The R entry points the C code uses, by their level in Writing R Extensions (as R 4.5's
- * tools:::funAPI() classifies them):
- *   API: Rf_allocVector, Rf_errorcall, Rf_eval, Rf_getAttrib, Rf_install, Rf_isObject,
- *     Rf_lang2, Rf_mkChar, Rf_mkNamed, Rf_mkString, Rf_ScalarReal, Rf_type2char,
- *     R_CheckUserInterrupt, R_registerRoutines, R_useDynamicSymbols, R_forceSymbols, PROTECT,
- *     UNPROTECT, TYPEOF, XLENGTH, CHAR, STRING_ELT, SET_STRING_ELT, VECTOR_ELT, SET_VECTOR_ELT,
- *     REAL, INTEGER, LOGICAL, REAL_ELT, INTEGER_ELT, ISNA, ISNAN, R_FINITE;
- *     and the documented constants and types R_NilValue, R_BaseEnv, R_ClassSymbol, R_PosInf,
- *     NA_REAL, NA_INTEGER, R_xlen_t, R_XLEN_T_MAX, NORET (funAPI() lists functions only).
+ * The R entry points the C code uses (the symbols agmem.so imports from R), by their level in
+ * Writing R Extensions, as R 4.5.0's tools:::funAPI() classifies them:
+ *   API: Rf_allocVector, Rf_errorcall, Rf_eval, Rf_getAttrib, Rf_setAttrib, Rf_install,
+ *     Rf_isObject, Rf_lang2, Rf_mkChar, Rf_mkNamed, Rf_mkString, Rf_ScalarReal, Rf_type2char,
+ *     Rf_protect and Rf_unprotect (PROTECT, UNPROTECT), R_alloc, R_CheckUserInterrupt,
+ *     R_registerRoutines, R_useDynamicSymbols, R_forceSymbols, TYPEOF, XLENGTH, R_CHAR (CHAR),
+ *     STRING_ELT, SET_STRING_ELT, VECTOR_ELT, SET_VECTOR_ELT, REAL, LOGICAL, REAL_ELT,
+ *     INTEGER_ELT, R_IsNA (ISNA), R_finite (R_FINITE); and the documented variables and
+ *     constants R_NilValue, R_BaseEnv, R_ClassSymbol, R_NamesSymbol, R_PosInf, R_NaReal
+ *     (NA_REAL), R_NaInt (NA_INTEGER), R_NaString (NA_STRING), R_xlen_t, R_XLEN_T_MAX
+ *     (funAPI() lists functions only).
  *   Experimental API (ALTREP): DATAPTR_OR_NULL, REAL_GET_REGION, INTEGER_GET_REGION, used by
  *     shapes.c to read a compact sequence without expanding it.
  * Nothing outside the API (such as OBJECT() or DATAPTR()) is used.
