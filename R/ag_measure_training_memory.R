@@ -481,7 +481,8 @@ print.ag_measured_memory <- function(x, units = "iec", ...) {
 #' @return A list of class `"summary.ag_measured_memory"`: `budget` (bytes),
 #'   `device`, `where` (`"host"` or `"device"`: the line solved), `line` (that
 #'   line), `max_batch` (the largest batch size; `0` when not even batch 1
-#'   fits; `Inf` when the line does not grow with the batch), `peak` (the line's peak at `max_batch`, `NA` when it is 0) and,
+#'   fits; `Inf` when the line does not grow with the batch), `peak` (the
+#'   line's peak at `max_batch`, `NA` when it is 0 or `Inf`) and,
 #'   in gpu mode, `host_peak` (the host line at `max_batch`).
 #'
 #' @examples
