@@ -90,55 +90,35 @@ static inline int good_real(double v)
     return v >= 0x1p52 && v <= DBL_MAX;
 }
 
-/* The running product s times the len dimensions at p (shape pos, elements from offset),
-   multiplied left to right as R's prod() does: in long double (the _ld functions) where R
-   accumulates in long double, in double (the _d functions) where it does not. Refuses a
-   dimension that is not a positive whole number with an R error naming it. */
-static inline long double product_real_ld(const double *p, R_xlen_t len, long double s,
-                                          R_xlen_t pos, R_xlen_t offset)
-{
-    for (R_xlen_t i = 0; i < len; i++) {
-        if (!good_real(p[i]))
-            bad_dimension(p[i], pos, offset + i);
-        s *= p[i];
+/* Defines `static inline ACC name(const ELT *p, R_xlen_t len, ACC s, R_xlen_t pos, R_xlen_t
+   offset)`: the running product s times the len dimensions at p (shape pos, elements from
+   offset), multiplied left to right as R's prod() does, each converted to double first. The
+   accumulator type ACC is long double (the _ld functions) where R accumulates in long double,
+   double (the _d functions) where it does not. Refuses, with an R error naming it, a dimension
+   for which BAD(v) holds, quoting VALUE(v). One macro, so that the four variants cannot drift
+   apart. */
+#define AGMEM_PRODUCT(name, ELT, ACC, BAD, VALUE)                                              \
+    static inline ACC name(const ELT *p, R_xlen_t len, ACC s, R_xlen_t pos, R_xlen_t offset) \
+    {                                                                                          \
+        for (R_xlen_t i = 0; i < len; i++) {                                                   \
+            if (BAD(p[i]))                                                                     \
+                bad_dimension(VALUE(p[i]), pos, offset + i);                                   \
+            s *= (double) p[i];                                                                \
+        }                                                                                      \
+        return s;                                                                              \
     }
-    return s;
-}
 
-static inline double product_real_d(const double *p, R_xlen_t len, double s,
-                                    R_xlen_t pos, R_xlen_t offset)
-{
-    for (R_xlen_t i = 0; i < len; i++) {
-        if (!good_real(p[i]))
-            bad_dimension(p[i], pos, offset + i);
-        s *= p[i];
-    }
-    return s;
-}
+/* A double dimension is refused unless good_real(); an integer one unless positive (NA_integer_
+   is negative, and quoted as NA). */
+#define BAD_REAL(v) (!good_real(v))
+#define REAL_VALUE(v) (v)
+#define BAD_INT(v) ((v) <= 0)
+#define INT_VALUE(v) ((v) == NA_INTEGER ? NA_REAL : (double) (v))
 
-/* The same for integer dimensions (R's prod(as.double(s)) converts each to double first);
-   NA_integer_ is negative and so refused with the rest. */
-static inline long double product_int_ld(const int *p, R_xlen_t len, long double s,
-                                         R_xlen_t pos, R_xlen_t offset)
-{
-    for (R_xlen_t i = 0; i < len; i++) {
-        if (p[i] <= 0)
-            bad_dimension(p[i] == NA_INTEGER ? NA_REAL : (double) p[i], pos, offset + i);
-        s *= (double) p[i];
-    }
-    return s;
-}
-
-static inline double product_int_d(const int *p, R_xlen_t len, double s,
-                                   R_xlen_t pos, R_xlen_t offset)
-{
-    for (R_xlen_t i = 0; i < len; i++) {
-        if (p[i] <= 0)
-            bad_dimension(p[i] == NA_INTEGER ? NA_REAL : (double) p[i], pos, offset + i);
-        s *= (double) p[i];
-    }
-    return s;
-}
+AGMEM_PRODUCT(product_real_ld, double, long double, BAD_REAL, REAL_VALUE)
+AGMEM_PRODUCT(product_real_d, double, double, BAD_REAL, REAL_VALUE)
+AGMEM_PRODUCT(product_int_ld, int, long double, BAD_INT, INT_VALUE)
+AGMEM_PRODUCT(product_int_d, int, double, BAD_INT, INT_VALUE)
 
 /* The running product of a shape, as R's prod() keeps it: in long double when ld, in double
    otherwise (the other member is unused). */
