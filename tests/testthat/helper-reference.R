@@ -47,3 +47,11 @@ iterations <- function(n) {
   if (is.na(scale) || scale <= 0 || scale > 1) scale <- 1
   max(2L, as.integer(ceiling(n * scale)))
 }
+
+# Whether long double arithmetic really carries more precision than double here: R accumulates
+# sum() in long double, so 2^53 + 1 - 2^53 is 1 with it and 0 without. FALSE under valgrind,
+# which runs x87 long double arithmetic in double precision; R's own prod(), strtod() and
+# deparse() then round as doubles do, and the tests that show long double's rounding skip.
+long_double_exact <- function() {
+  isTRUE(capabilities("long.double")) && sum(c(2^53, 1, -2^53)) == 1
+}

@@ -127,7 +127,9 @@ test_that("budget errors quote the string as typed and show refused numbers exac
   expect_error(ag_max_batch_size(mlp, "1e308 TB"), "\"1e308 TB\" is more than a double")
   expect_error(ag_max_batch_size(mlp, "12 parsecs"), "unknown unit \"parsecs\"")
   expect_error(ag_max_batch_size(mlp, "1,5 GB"), "not \"1,5 GB\"", fixed = TRUE)
-  expect_error(ag_max_batch_size(mlp, -2^-60), "not -8.673617379884035e-19", fixed = TRUE)
+  if (long_double_exact()) { # R reads "-8.673617379884035e-19" back with a long double strtod
+    expect_error(ag_max_batch_size(mlp, -2^-60), "not -8.673617379884035e-19", fixed = TRUE)
+  }
   bytes <- "16 G\xff"
   Encoding(bytes) <- "bytes"
   expect_error(ag_max_batch_size(mlp, bytes), "`budget`.*\"16 G\\\\xff\".*bytes")
