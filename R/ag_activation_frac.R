@@ -9,7 +9,8 @@
 #'   finite number >= 0, or the list ggmlR's `ag_tape_memory()` returns, whose
 #'   `bytes_snapshots` field holds the intermediates only the tape keeps.
 #' @param shapes The model's parameter shapes, as in
-#'   [ag_estimate_training_memory()].
+#'   [ag_estimate_training_memory()] (a model description or a ggmlR model
+#'   stands for its shapes).
 #' @param batch_size The batch size the measurement was taken at.
 #'
 #' @return A single number, the fraction `f` for which
@@ -37,5 +38,5 @@ ag_activation_frac <- function(measured, shapes, batch_size) {
     }
     measured <- measured[["bytes_snapshots"]]
   }
-  .Call(agmem_activation_frac, measured, shapes, batch_size)
+  .Call(agmem_activation_frac, measured, plain_shapes(shapes, "shapes"), batch_size)
 }

@@ -11,7 +11,10 @@
 #'   vector of dimensions of positive whole numbers, such as
 #'   `list(c(256, 128), 128)`; or a single such vector, taken as a list of one.
 #'   Names on the list are ignored; a matrix counts as a numeric vector of
-#'   dimensions.
+#'   dimensions. A model description (an `"ag_model_spec"` from
+#'   [ag_dense_stack()] or [ag_model_spec()]) or a ggmlR model stands for its
+#'   parameter shapes: the figures are still ggmlR's formula (for the real
+#'   peak, see [ag_training_memory()]).
 #' @param batch_size The batch size: a single whole number from 1 to
 #'   `.Machine$integer.max`.
 #' @param optimizer `"adam"` keeps two moments (m and v) per weight, `"sgd"`
@@ -109,6 +112,7 @@ ag_estimate_training_memory <- function(shapes, batch_size = 32L,
                                         activation_frac = 0.01, quiet = FALSE) {
   optimizer <- match_optimizer(optimizer)
   check_flag(quiet, "quiet")
+  shapes <- plain_shapes(shapes, "shapes")
   fig <- .Call(agmem_estimate, shapes, optimizer_copies[[optimizer]], activation_frac, batch_size)
   out <- list(
     params = fig[[1L]], weights = fig[[2L]], gradients = fig[[3L]], optimizer = fig[[4L]],

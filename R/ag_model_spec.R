@@ -375,3 +375,51 @@ spec_ops <- function(spec) {
 
 # a, or b when a is NULL.
 if_null <- function(a, b) if (is.null(a)) b else a
+
+#' Format and print a model description
+#'
+#' A short description of an `"ag_model_spec"`: the parameter count, the
+#' input and output widths, the loss, one line per layer (its type, widths,
+#' bias, activation and ops) and the layers whose activations agmem does not
+#' model.
+#'
+#' @param x An `"ag_model_spec"` from [ag_dense_stack()] or [ag_model_spec()].
+#' @param ... Ignored.
+#' @return `format()`: a character vector, one element per line. `print()`:
+#'   `x`, invisibly, after writing those lines.
+#' @examples
+#' ag_dense_stack(c(784, 512, 10), loss = "softmax_cross_entropy")
+#' @export
+format.ag_model_spec <- function(x, ...) {
+  check_model_spec(x, "x")
+  params <- sum(vapply(x$shapes, function(s) prod(as.double(s)), 0))
+  layers <- x$layers
+  ops <- vapply(x$ops, function(o) if (length(o)) paste(o, collapse = ", ") else "-", "")
+  dash <- function(v) ifelse(is.na(v) | v == "NA", "-", v)
+  table <- data.frame(
+    layer = seq_len(nrow(layers)), type = layers$type,
+    `in` = dash(format_count_table(layers[["in"]])), out = dash(format_count_table(layers$out)),
+    bias = dash(ifelse(layers$bias, "yes", "no")), activation = dash(layers$activation),
+    ops = ops, check.names = FALSE, stringsAsFactors = FALSE
+  )
+  lines <- c(
+    sprintf("Model: %d layer%s, %s parameters, input width %s, output width %s, loss %s",
+            nrow(layers), if (nrow(layers) == 1L) "" else "s", format_count_table(params),
+            format_count_table(x$input_width), format_count_table(x$output_width), x$loss),
+    if (nrow(layers) > 0L) utils::capture.output(print(table, row.names = FALSE))
+  )
+  if (length(x$uncovered) > 0L) {
+    lines <- c(lines, paste0(
+      "Not modelled (parameters counted, activations not): ",
+      paste(x$uncovered, collapse = ", ")
+    ))
+  }
+  lines
+}
+
+#' @rdname format.ag_model_spec
+#' @export
+print.ag_model_spec <- function(x, ...) {
+  cat(format(x), sep = "\n")
+  invisible(x)
+}

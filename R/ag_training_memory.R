@@ -43,11 +43,12 @@
 #' measured), which is the peak when nothing has been collected yet; and the
 #' larger of the first trigger's headroom and the heap once collections run (the
 #' sum of the host components). `host_regime` says which one binds. The three
-#' steps are the validation's protocol. A longer run peaks higher: over 50
-#' steps (30 configurations, `inst/validation/measurements-long50.csv`) the
-#' host peak was 1.04 to 1.77 times (median 1.25) the larger of the headroom
-#' and the collected heap, as R's collector raises its trigger with the heap
-#' that survives; plan a long run with that margin.
+#' steps are the validation's protocol. A longer run peaks higher, as R's
+#' collector raises its trigger with the heap that survives: over 50 steps (30
+#' configurations, `inst/validation/measurements-long50.csv`) the measured host
+#' peak was 1.11 to 2.72 times (median 1.49) the predicted `host_peak`. Plan a
+#' long run with that margin (`margin` of [ag_max_batch_size()]), or measure
+#' it with [ag_measure_training_memory()].
 #'
 #' Measured in `inst/validation` (ggmlR 0.8.8.1, R 4.2.2, 2 cores): on
 #' configurations outside the fit grid, the device pools are predicted within
@@ -191,11 +192,13 @@ format.ag_training_memory <- function(x, units = "iec", ...) {
   if (!is.null(x$host_regime)) {
     r <- x$host_regime
     regime_bytes <- format_bytes_scaled(c(r$allocated, r$headroom, r$collected), units)
-    lines <- c(lines, sprintf(
-      "  (host peak = %s: allocated before R's first collection %s, collector headroom %s, %s)",
-      r$binding, regime_bytes[[1L]], regime_bytes[[2L]],
-      paste("collected heap", regime_bytes[[3L]])
-    ))
+    lines <- c(
+      lines,
+      sprintf("  (host peak = %s: allocated before R's first collection %s,", r$binding,
+              regime_bytes[[1L]]),
+      sprintf("   collector headroom %s, collected heap %s)", regime_bytes[[2L]],
+              regime_bytes[[3L]])
+    )
   }
   if (x$device == "cpu") {
     lines <- c(lines, "device peak: none (device \"cpu\")")

@@ -169,3 +169,17 @@ check_margin <- function(margin) {
   }
   invisible(margin)
 }
+
+# The parameter shapes for ggmlR's formula: those of a model (an ag_model_spec or a ggmlR model,
+# read by as_model_spec()), or x itself, left to the C code's checks; a measurement has no shapes
+# and is refused. `arg` names x in messages.
+plain_shapes <- function(x, arg) {
+  switch(plan_kind(x),
+    model = as_model_spec(x, arg)$shapes,
+    measured = stop_arg(
+      "`", arg, "` is a measurement, which has no parameter shapes: plan on it with ",
+      "ag_max_batch_size() or ag_memory_sweep()."
+    ),
+    x
+  )
+}

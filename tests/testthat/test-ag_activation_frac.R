@@ -63,3 +63,9 @@ test_that("bad measurements are errors that name `measured`, value by value", {
   expect_error(.Call(agmem:::agmem_activation_frac, 5, shapes, "1"), "`batch_size`")
   expect_error(.Call(agmem:::agmem_activation_frac, 5, 1e308 * 10, 1), "`shapes`")
 })
+
+test_that("a model description stands for its shapes", {
+  spec <- ag_dense_stack(c(784, 128, 128, 10))
+  expect_identical(ag_activation_frac(9.5 * 1024^2, spec, 32),
+                   ag_activation_frac(9.5 * 1024^2, spec$shapes, 32))
+})

@@ -520,3 +520,16 @@ test_that("ALTREP region reads advance by the count returned, and refuse a count
                  "`shapes`: shape 2 could not be read: its ALTREP class gave")
   }
 })
+
+test_that("a model description or a ggmlR model stands for its shapes in the formula", {
+  spec <- ag_dense_stack(c(784, 512, 10), loss = "softmax_cross_entropy")
+  expect_identical(ag_estimate_training_memory(spec, 64L, "sgd", quiet = TRUE),
+                   ag_estimate_training_memory(spec$shapes, 64L, "sgd", quiet = TRUE))
+  model <- fake_sequential(fake_linear(784, 512, "relu"), fake_linear(512, 10))
+  expect_identical(ag_estimate_training_memory(model, quiet = TRUE),
+                   ag_estimate_training_memory(ag_dense_shapes(c(784, 512, 10)), quiet = TRUE))
+  measured <- structure(list(line = list(host = c(fixed = 1, per_sample = 1),
+                                         device = c(fixed = 0, per_sample = 0)),
+                             device = "cpu"), class = "ag_measured_memory")
+  expect_snapshot(error = TRUE, ag_estimate_training_memory(measured))
+})

@@ -160,3 +160,13 @@ test_that("real ggmlR models read as their fakes do", {
   expect_identical(ag_model_spec(others$parameters())$shapes, spec$shapes)
   expect_identical(ag_model_spec(g$ag_linear(3L, 5L))$ops, list(c("matmul", "add")))
 })
+
+test_that("a model description prints its layers, loss and what is not modelled", {
+  expect_snapshot({
+    ag_dense_stack(c(784, 512, 10), loss = "softmax_cross_entropy")
+    print(ag_dense_stack(c(4, 1), activation = "tanh", bias = FALSE))
+    writeLines(format(ag_model_spec(fake_sequential(fake_linear(4, 16, "relu"), fake_dropout(),
+                                                    fake_linear(16, 2)))))
+  })
+  expect_snapshot(error = TRUE, format(structure(list(1), class = "ag_model_spec")))
+})
