@@ -20,10 +20,11 @@
 #' ggmlR's formula (plain shapes) leaves out the temporaries of the optimizer
 #' step, counts activations from the weights rather than from the layer widths,
 #' and treats plain SGD as stateless. Measured against real training steps of
-#' ggmlR 0.8.8.1 (the peak RSS growth of a fresh R process, 108 dense
-#' configurations: widths 128 to 1024, 2 to 4 layers, batch 8 to 512, the three
-#' optimizers), the measured host peak was 1.5 to 13 times the formula's total,
-#' with a median of 2.7: a batch planned on the formula usually runs out of
+#' ggmlR 0.8.8.1 (the peak RSS growth of a fresh R process over three steps,
+#' `inst/validation/`: 96 dense configurations of the holdout grid measured at
+#' 1 MiB or more, widths 64 to 2048, 1 to 6 layers, batch 1 to 2048, the three
+#' optimizers), the measured host peak was 2.2 to 261 times the formula's
+#' total, with a median of 3.4: a batch planned on the formula runs out of
 #' memory. Plan on a model instead (`ag_dense_stack()` or `ag_model_spec()`),
 #' or, for a model that [ag_training_memory()] does not cover, on a
 #' measurement.
