@@ -235,6 +235,9 @@ measure_in_child <- function(step, batch_size, device, steps, args) {
 # baseline, then `steps` calls of step(batch_size, ...); returns the host peak (VmHWM minus the
 # baseline), the device peak (pools after a step, largest step), the seconds of the steps,
 # whether VmHWM was reset, the ggmlR version, and `error`, the message of an error in step.
+# It runs in the callr child, where covr does not trace; the real measurements of the tests
+# (with ggmlR and callr installed) run it.
+# nocov start
 measure_child <- function(step, batch_size, device, steps, args) {
   status <- function() {
     lines <- readLines("/proc/self/status")
@@ -317,6 +320,7 @@ measure_child <- function(step, batch_size, device, steps, args) {
     ggmlR_version = as.character(utils::packageVersion("ggmlR"))
   )
 }
+# nocov end
 
 # Builds the "ag_measured_memory" object from the measurements (a data frame sorted by
 # batch_size, as ag_measure_training_memory() makes it): the lines fitted in C and the check.
