@@ -42,6 +42,8 @@ byte_scale <- function(x, units = "iec") {
 # Formats the byte counts x (a numeric vector) as strings such as "512 B", "1.50 MiB" or
 # "23.71 GB": bytes as a whole number, every larger unit with two decimals, and a count of 1024
 # or more of the largest unit (YiB, YB) as a mantissa with a power of ten ("8.27e+283 YiB").
+# In a fixed unit the digits are grouped in threes ("40 039.06 KiB"), and a count of 1e15 or
+# more of it, which has no exact whole digits to show, takes the mantissa form.
 # `units` as check_units() takes it. NA is written "NA"; an infinite count "Inf B".
 format_bytes_scaled <- function(x, units = "iec") {
   check_units(units)
@@ -51,8 +53,11 @@ format_bytes_scaled <- function(x, units = "iec") {
   x <- as.double(x)
   scale <- byte_scale(x, units)
   value <- x / scale$bytes
-  text <- paste(formatC(value, format = "f", digits = 2), scale$unit)
-  huge <- !is.na(value) & abs(value) >= 1024
+  fixed <- !units %in% names(byte_units)
+  text <- paste(formatC(value, format = "f", digits = 2, big.mark = if (fixed) " " else ""),
+                scale$unit)
+  top <- scale$unit %in% c("YiB", "YB")
+  huge <- !is.na(value) & abs(value) >= if (fixed) ifelse(top, 1024, 1e15) else 1024
   text[huge] <- paste(formatC(value[huge], format = "e", digits = 2), scale$unit[huge])
   whole <- scale$unit == "B"
   text[whole] <- sprintf("%.0f B", value[whole])

@@ -31,6 +31,17 @@ test_that("units go up to YiB and YB, then a mantissa in the largest unit", {
   }
 })
 
+test_that("a fixed unit groups its digits, and takes a mantissa only past whole digits", {
+  expect_identical(
+    agmem:::format_bytes_scaled(c(41000 * 1024, 5, 3e12, 1e15 * 1024, NA), "KiB"),
+    c("41 000.00 KiB", "0.00 KiB", "2 929 687 500.00 KiB", "1.00e+15 KiB", "NA")
+  )
+  expect_identical(agmem:::format_bytes_scaled(3e12, "MB"), "3 000 000.00 MB")
+  expect_identical(agmem:::format_bytes_scaled(2^90, "YiB"), "1.02e+03 YiB")
+  # Automatic units keep their two decimals without grouping.
+  expect_identical(agmem:::format_bytes_scaled(1000 * 1024), "1000.00 KiB")
+})
+
 test_that("a bad unit or count is an error that names it", {
   for (bad in list(NULL, NA, "", "mib", c("iec", "si"), 1, "furlongs")) {
     expect_error(format_bytes_scaled(1, bad), "`units`")
