@@ -136,7 +136,9 @@ as_model_spec <- function(x, arg, loss = model_losses) {
 
 # Whether x is a non-empty list of ag_param tensors (unclassed list, every element an ag_tensor).
 is_tensor_list <- function(x) {
-  is.list(x) && !is.object(x) && length(x) > 0L &&
+  # The first element decides for plain shapes at once, so that a list of a million shapes is
+  # not walked in R before the C code reads it.
+  is.list(x) && !is.object(x) && length(x) > 0L && inherits(x[[1L]], "ag_tensor") &&
     all(vapply(x, inherits, logical(1), what = "ag_tensor"))
 }
 
