@@ -100,6 +100,8 @@ double agmem_arg_frac(SEXP x);
 R_xlen_t agmem_arg_batches(SEXP x, int scalar);
 double agmem_arg_batch(SEXP x, R_xlen_t i);
 double agmem_arg_bytes(SEXP x, const char *what);
+double agmem_arg_finite(SEXP x, const char *what);
+double agmem_number_at(SEXP x, R_xlen_t i);
 void agmem_format_number(double v, char *buf, size_t n);
 
 /* ---- ag_training_memory(): a model of what ggmlR 0.8.8.1 allocates (model.c, rules.c) ---- */

@@ -7,8 +7,8 @@
 #include "agmem.h"
 
 /* Element i of x as a double (NA_integer_ becomes NA_real_). x must be an integer or double
-   vector longer than i: the callers check with numbers(). */
-static double number_at(SEXP x, R_xlen_t i)
+   vector longer than i: the callers check its type and length first. */
+double agmem_number_at(SEXP x, R_xlen_t i)
 {
     if (TYPEOF(x) == REALSXP)
         return REAL_ELT(x, i);
@@ -58,7 +58,7 @@ R_xlen_t agmem_arg_multipliers(SEXP x, int scalar)
    optimizer-state copies, 0 (sgd_plain), 1 (sgd) or 2 (adam). */
 int agmem_arg_multiplier(SEXP x, R_xlen_t i)
 {
-    double v = number_at(x, i);
+    double v = agmem_number_at(x, i);
     if (!(v == 0.0 || v == 1.0 || v == 2.0)) {
         char value[64];
         agmem_format_number(v, value, sizeof value);
@@ -72,7 +72,7 @@ int agmem_arg_multiplier(SEXP x, R_xlen_t i)
 double agmem_arg_frac(SEXP x)
 {
     numbers(x, "activation_frac", 1);
-    double v = number_at(x, 0);
+    double v = agmem_number_at(x, 0);
     if (!(R_FINITE(v) && v >= 0.0)) {
         char value[64];
         agmem_format_number(v, value, sizeof value);
@@ -93,7 +93,7 @@ R_xlen_t agmem_arg_batches(SEXP x, int scalar)
    position of the refused element. */
 double agmem_arg_batch(SEXP x, R_xlen_t i)
 {
-    double v = number_at(x, i);
+    double v = agmem_number_at(x, i);
     if (!(v >= 1.0 && v <= (double) INT_MAX && v == floor(v))) {
         char value[64];
         agmem_format_number(v, value, sizeof value);
@@ -112,12 +112,28 @@ double agmem_arg_batch(SEXP x, R_xlen_t i)
 double agmem_arg_bytes(SEXP x, const char *what)
 {
     numbers(x, what, 1);
-    double v = number_at(x, 0);
+    double v = agmem_number_at(x, 0);
     if (!(R_FINITE(v) && v >= 0.0)) {
         char value[64];
         agmem_format_number(v, value, sizeof value);
         Rf_errorcall(R_NilValue, "`%s` must be a single finite number of bytes >= 0, not %s.",
                      what, value);
+    }
+    return v;
+}
+
+/* A single finite number of either sign (a fitted intercept or slope) from x, an unclassed
+   integer or double vector of length 1; refuses anything else with an R error naming `what`. */
+double agmem_arg_finite(SEXP x, const char *what)
+{
+    int type = TYPEOF(x);
+    if ((type != INTSXP && type != REALSXP) || Rf_isObject(x) || XLENGTH(x) != 1)
+        Rf_errorcall(R_NilValue, "`%s` must be a single finite number.", what);
+    double v = agmem_number_at(x, 0);
+    if (!R_FINITE(v)) {
+        char value[64];
+        agmem_format_number(v, value, sizeof value);
+        Rf_errorcall(R_NilValue, "`%s` must be a single finite number, not %s.", what, value);
     }
     return v;
 }

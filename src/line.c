@@ -13,15 +13,6 @@ static R_xlen_t line_numbers(SEXP x, const char *what)
     return XLENGTH(x);
 }
 
-/* Element i of x (checked by line_numbers()) as a double; an NA integer becomes NA_real_. */
-static double line_value(SEXP x, R_xlen_t i)
-{
-    if (TYPEOF(x) == REALSXP)
-        return REAL_ELT(x, i);
-    int v = INTEGER_ELT(x, i);
-    return v == NA_INTEGER ? NA_REAL : (double) v;
-}
-
 /* The mean of the n finite values of x (checked by the caller), summed in long double and then
    rounded: no overflow for any finite values, since |mean| <= max |x|. */
 static double line_mean(SEXP x, R_xlen_t n)
@@ -30,7 +21,7 @@ static double line_mean(SEXP x, R_xlen_t n)
     for (R_xlen_t i = 0; i < n; i++) {
         if (i % AGMEM_INTERRUPT_EVERY == 0)
             R_CheckUserInterrupt();
-        s += (long double) line_value(x, i) / (long double) n;
+        s += (long double) agmem_number_at(x, i) / (long double) n;
     }
     return (double) s;
 }
@@ -51,12 +42,13 @@ SEXP agmem_line_fit(SEXP x, SEXP y)
     for (R_xlen_t i = 0; i < n; i++) {
         if (i % AGMEM_INTERRUPT_EVERY == 0)
             R_CheckUserInterrupt();
-        if (!R_FINITE(line_value(x, i)))
+        double xi = agmem_number_at(x, i), yi = agmem_number_at(y, i);
+        if (!R_FINITE(xi))
             Rf_errorcall(R_NilValue, "`batch_size` must be finite, not %s at position %lld.",
-                         ISNA(line_value(x, i)) ? "NA" : "NaN or infinite", (long long) i + 1);
-        if (!R_FINITE(line_value(y, i)))
+                         ISNA(xi) ? "NA" : "NaN or infinite", (long long) i + 1);
+        if (!R_FINITE(yi))
             Rf_errorcall(R_NilValue, "`peak` must be finite, not %s at position %lld.",
-                         ISNA(line_value(y, i)) ? "NA" : "NaN or infinite", (long long) i + 1);
+                         ISNA(yi) ? "NA" : "NaN or infinite", (long long) i + 1);
     }
 
     /* Centred sums: sxx = sum (x - mx)^2, sxy = sum (x - mx)(y - my). */
@@ -65,8 +57,8 @@ SEXP agmem_line_fit(SEXP x, SEXP y)
     for (R_xlen_t i = 0; i < n; i++) {
         if (i % AGMEM_INTERRUPT_EVERY == 0)
             R_CheckUserInterrupt();
-        long double dx = (long double) line_value(x, i) - mx;
-        long double dy = (long double) line_value(y, i) - my;
+        long double dx = (long double) agmem_number_at(x, i) - mx;
+        long double dy = (long double) agmem_number_at(y, i) - my;
         sxx += dx * dx;
         sxy += dx * dy;
     }

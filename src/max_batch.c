@@ -2,7 +2,6 @@
    the figure planned on: ggmlR's formula, the training-memory model of model.c, or a measured
    line (fixed + per_sample * batch). One search serves all three. */
 #include <limits.h>
-#include <math.h>
 #include "agmem.h"
 
 /* Whether the figure planned on, at a whole batch size, is within the limit; ctx is the
@@ -123,28 +122,6 @@ static int line_fits(const void *ctx, double b)
     return R_FINITE(peak) && peak <= p->limit;
 }
 
-/* A single finite number (of either sign) from x, an unclassed integer or double vector of
-   length 1; refuses anything else with an R error naming `what`. */
-static double finite_number(SEXP x, const char *what)
-{
-    int type = TYPEOF(x);
-    if ((type != INTSXP && type != REALSXP) || Rf_isObject(x) || XLENGTH(x) != 1)
-        Rf_errorcall(R_NilValue, "`%s` must be a single finite number.", what);
-    double v;
-    if (type == REALSXP) {
-        v = REAL_ELT(x, 0);
-    } else {
-        int i = INTEGER_ELT(x, 0);
-        v = i == NA_INTEGER ? NA_REAL : (double) i;
-    }
-    if (!R_FINITE(v)) {
-        char value[64];
-        agmem_format_number(v, value, sizeof value);
-        Rf_errorcall(R_NilValue, "`%s` must be a single finite number, not %s.", what, value);
-    }
-    return v;
-}
-
 /* .Call entry of ag_max_batch_size() for a measurement: the largest whole b in [1, INT_MAX]
    for which fixed + per_sample * b is <= limit bytes, as a double; 0 when batch 1 does not
    fit; Inf when per_sample is 0 and the fixed part fits. Accepts a finite fixed (bytes, of
@@ -152,12 +129,15 @@ static double finite_number(SEXP x, const char *what)
    anything else with an R error naming the argument. */
 SEXP agmem_max_batch_line(SEXP fixed, SEXP per_sample, SEXP limit)
 {
-    double a = finite_number(fixed, "fixed");
-    double s = finite_number(per_sample, "per_sample");
-    if (s < 0.0)
+    double a = agmem_arg_finite(fixed, "fixed");
+    double s = agmem_arg_finite(per_sample, "per_sample");
+    if (s < 0.0) {
+        char value[64];
+        agmem_format_number(s, value, sizeof value);
         Rf_errorcall(R_NilValue,
                      "`per_sample` must be >= 0 (memory that shrinks as the batch grows cannot "
-                     "be planned on), not %.15g.", s);
+                     "be planned on), not %s.", value);
+    }
     double lim = agmem_arg_bytes(limit, "budget");
     line_plan p = {a, s, lim};
     return Rf_ScalarReal(largest_batch(line_fits, &p, s > 0.0));

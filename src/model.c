@@ -36,15 +36,6 @@ static int name_code(SEXP x, const char *what, const char *const *names, int cou
     Rf_errorcall(R_NilValue, "`%s` must be one of %s, not \"%.60s\".", what, choices, s);
 }
 
-/* Element i of the unclassed integer or double vector x, as a double (NA_integer_ is NA). */
-static double unit_at(SEXP x, R_xlen_t i)
-{
-    if (TYPEOF(x) == REALSXP)
-        return REAL_ELT(x, i);
-    int v = INTEGER_ELT(x, i);
-    return v == NA_INTEGER ? NA_REAL : (double) v;
-}
-
 /* Checks that ops is an unclassed character vector (possibly empty) and units an unclassed
    integer or double vector of the same length; returns that length. Refuses anything else. The
    elements are checked one by one as they are used (see op_units()). */
@@ -72,7 +63,7 @@ static double op_units(SEXP ops, SEXP units, R_xlen_t i, R_xlen_t *first)
     if (*first < 0)
         Rf_errorcall(R_NilValue, "`ops`: element %lld, \"%.60s\", is not an op agmem models.",
                      (long long) i + 1, CHAR(name));
-    double u = unit_at(units, i);
+    double u = agmem_number_at(units, i);
     if (!(R_FINITE(u) && u >= 1.0 && u == floor(u))) {
         char value[64];
         agmem_format_number(u, value, sizeof value);
