@@ -169,7 +169,7 @@ check_measure_batches <- function(batch_size) {
   bad <- is.na(batch_size) | batch_size < 1 | batch_size > .Machine$integer.max |
     batch_size != floor(batch_size)
   if (any(bad)) {
-    stop_arg(expected, ", not ", format(batch_size[bad][[1L]]), ".")
+    stop_arg(expected, ", not ", format_refused(as.double(batch_size[bad][[1L]])), ".")
   }
   if (anyDuplicated(batch_size)) {
     stop_arg(expected, ": ", format(batch_size[duplicated(batch_size)][[1L]]),

@@ -216,7 +216,7 @@ check_batch_sizes <- function(batch_size) {
   bad <- is.na(b) | !is.finite(b) | b < 1 | b > .Machine$integer.max | b != floor(b)
   if (any(bad)) {
     stop_arg("`batch_size` must be a whole number from 1 to ", .Machine$integer.max, ", not ",
-             format(b[bad][[1L]], digits = 15), ".")
+             format_refused(b[bad][[1L]]), ".")
   }
   b
 }

@@ -253,3 +253,9 @@ test_that("an error in the step comes back with the child's message", {
     "The R process measuring batch size 4 stopped without an R error", fixed = TRUE
   )
 })
+
+test_that("a refused batch size is shown exactly", {
+  step <- function(batch_size) NULL
+  expect_error(ag_measure_training_memory(step, c(1, 1 + 2^-52)), "not 1.0000000000000002.",
+               fixed = TRUE)
+})

@@ -77,3 +77,8 @@ test_that("batch sizes are checked as the C reader checks them", {
     expect_error(check(c(1, bad)), "`batch_size` must be a whole number from 1 to 2147483647")
   }
 })
+
+test_that("a model's sweep shows a refused batch size exactly, as the formula's does", {
+  spec <- ag_dense_stack(c(4, 2))
+  expect_error(ag_memory_sweep(spec, 1 + 2^-52), "not 1.0000000000000002.", fixed = TRUE)
+})
