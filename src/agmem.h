@@ -19,7 +19,7 @@
  *     (funAPI() lists functions only).
  *   Experimental API (ALTREP): DATAPTR_OR_NULL, REAL_GET_REGION, INTEGER_GET_REGION, used by
  *     shapes.c to read a compact sequence without expanding it.
- * Nothing outside the API (such as OBJECT() or DATAPTR()) is used.
+ * No entry point outside those two levels is used.
  */
 #ifndef AGMEM_H
 #define AGMEM_H
