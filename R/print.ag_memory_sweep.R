@@ -69,7 +69,7 @@ print.ag_memory_sweep <- function(x, units = "iec", ...) {
 # Whole counts as text with a space every three digits ("1 048 576"); counts of 1e15 or more,
 # which have no exact whole digits to show, in scientific notation.
 format_count_table <- function(v) {
-  text <- trimws(formatC(v, format = "f", digits = 0, big.mark = " "))
+  text <- trimws(format_count(v))
   big <- !is.na(v) & abs(v) >= 1e15
   text[big] <- trimws(formatC(v[big], format = "g", digits = 6))
   text[is.na(v)] <- "NA"
