@@ -9,7 +9,7 @@
 #' @param widths The layer widths, input first: two or more positive whole
 #'   numbers.
 #' @param activation The activation of every layer but the last: one of
-#'   `"relu"`, `"sigmoid"`, `"tanh"` or `"none"`.
+#'   `"relu"`, `"sigmoid"`, `"tanh"`, `"softmax"` or `"none"`.
 #' @param loss The loss the stack is trained with: `"mse"` (ggmlR's
 #'   `ag_mse_loss()`), `"cross_entropy"` (`ag_cross_entropy_loss()`) or
 #'   `"softmax_cross_entropy"` (`ag_softmax_cross_entropy_loss()`).
@@ -44,8 +44,8 @@ ag_dense_stack <- function(widths, activation = "relu",
                            loss = c("mse", "cross_entropy", "softmax_cross_entropy"),
                            bias = TRUE) {
   shapes <- ag_dense_shapes(widths, bias)
-  activation <- match_choice(activation, dense_activations, "activation")
-  loss <- match_choice(loss, model_losses, "loss")
+  activation <- match_choice(activation, c(registry_names("activations"), "none"), "activation")
+  loss <- match_choice(loss, registry_names("losses"), "loss")
   widths <- as.double(widths)
   n <- length(widths) - 1L
   acts <- c(rep(activation, n - 1L), "none")
@@ -55,13 +55,4 @@ ag_dense_stack <- function(widths, activation = "relu",
   )
   ops <- lapply(acts, linear_ops, bias = bias)
   new_model_spec(shapes, layers, loss, widths[[1L]], widths[[n + 1L]], ops, character(0))
-}
-
-# The activations a dense stack may use between its layers.
-dense_activations <- c("relu", "sigmoid", "tanh", "none")
-
-# The ops of one ag_linear() layer in its forward pass (R/autograd.R:1694-1702 of ggmlR 0.8.8.1):
-# the product, the bias, then the activation unless it is "none".
-linear_ops <- function(activation, bias = TRUE) {
-  c("matmul", if (bias) "add", if (activation != "none") activation)
 }

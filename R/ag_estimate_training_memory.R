@@ -113,7 +113,7 @@ ag_estimate_training_memory <- function(shapes, batch_size = 32L,
   optimizer <- match_optimizer(optimizer)
   check_flag(quiet, "quiet")
   shapes <- plain_shapes(shapes, "shapes")
-  fig <- .Call(agmem_estimate, shapes, optimizer_copies[[optimizer]], activation_frac, batch_size)
+  fig <- .Call(agmem_estimate, shapes, formula_copies(optimizer)[[1L]], activation_frac, batch_size)
   out <- list(
     params = fig[[1L]], weights = fig[[2L]], gradients = fig[[3L]], optimizer = fig[[4L]],
     activations = fig[[5L]], total = fig[[6L]], bytes_per_scalar = 8, note = estimate_note
@@ -140,7 +140,7 @@ print_estimate <- function(est, optimizer, batch_size) {
     use.names = FALSE
   ) / 1024^2
   labels <- c(
-    "weights", "gradients", sprintf("optimizer (x%d)", optimizer_copies[[optimizer]]),
+    "weights", "gradients", sprintf("optimizer (x%d)", formula_copies(optimizer)[[1L]]),
     "activations", "total"
   )
   cat(
@@ -150,9 +150,4 @@ print_estimate <- function(est, optimizer, batch_size) {
     "  note: ", est$note, "\n",
     sep = ""
   )
-}
-
-# A whole number of scalars with its digits grouped in threes by spaces, in full at any size.
-format_count <- function(n) {
-  formatC(n, format = "f", digits = 0, big.mark = " ")
 }

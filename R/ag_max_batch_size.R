@@ -97,12 +97,12 @@
 ag_max_batch_size <- function(shapes, budget = NULL, optimizer = c("adam", "sgd", "sgd_plain"),
                               activation_frac = 0.01, margin = 0, device = c("cpu", "gpu"),
                               dtype = c("f32", "f16", "bf16")) {
-  plan <- make_plan(shapes, device, dtype, given = list(
+  est <- as_estimator(shapes, device, dtype, given = list(
     optimizer = !missing(optimizer), activation_frac = !missing(activation_frac),
     device = !missing(device), dtype = !missing(dtype)
-  ))
-  optimizer <- if (plan$kind == "measured") "measured" else match_optimizer(optimizer)
+  ), frac = activation_frac)
+  optimizer <- est_optimizers(est, optimizer)
   check_margin(margin)
-  limit <- plan_budget(budget, plan) * (1 - margin)
-  plan_max_batch(plan, optimizer, limit, activation_frac)
+  limit <- plan_budget(budget, est) * (1 - margin)
+  est_max_batch(est, limit, optimizer)
 }

@@ -58,25 +58,12 @@
 ag_memory_sweep <- function(shapes, batch_size = 2^(0:10),
                             optimizer = c("adam", "sgd", "sgd_plain"), activation_frac = 0.01,
                             device = c("cpu", "gpu"), dtype = c("f32", "f16", "bf16")) {
-  plan <- make_plan(shapes, device, dtype, given = list(
+  est <- as_estimator(shapes, device, dtype, given = list(
     optimizer = !missing(optimizer), activation_frac = !missing(activation_frac),
     device = !missing(device), dtype = !missing(dtype)
-  ))
-  if (plan$kind != "formula") {
-    return(sweep_planned(plan, batch_size, optimizer))
-  }
-  optimizer <- match_optimizer(optimizer, several = TRUE)
-  check_sweep_memory(length(optimizer) * as.double(length(batch_size)))
-  cols <- .Call(agmem_sweep, shapes, optimizer_copies[optimizer], activation_frac, batch_size)
-  rows <- length(batch_size)
-  out <- data.frame(
-    optimizer = rep(optimizer, each = rows),
-    batch_size = rep(as.double(batch_size), times = length(optimizer)),
-    params = cols[[1L]], weights = cols[[2L]], gradients = cols[[3L]],
-    optimizer_state = cols[[4L]], activations = cols[[5L]], total = cols[[6L]],
-    stringsAsFactors = FALSE
-  )
-  attr(out, "activation_frac") <- activation_frac
+  ), frac = activation_frac)
+  out <- est_sweep(est, batch_size, est_optimizers(est, optimizer, several = TRUE))
+  attr(out, "plan") <- est
   class(out) <- c("ag_memory_sweep", "data.frame")
   out
 }
@@ -91,10 +78,11 @@ check_sweep_memory <- function(rows) {
   need <- rows * sweep_row_bytes
   avail <- available_memory()
   if (is.double(avail) && need > avail) {
-    stop_arg(
+    abort(
       "`batch_size` makes a sweep of ", format_count(rows), " rows, which needs about ",
       format_bytes_scaled(need), " of memory, more than the ", format_bytes_scaled(avail),
-      " available now: sweep fewer batch sizes or optimizers."
+      " available now: sweep fewer batch sizes or optimizers.",
+      class = "memory"
     )
   }
   invisible(rows)

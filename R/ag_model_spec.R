@@ -61,35 +61,6 @@ ag_model_spec <- function(x, loss = c("mse", "cross_entropy", "softmax_cross_ent
   as_model_spec(x, "x", loss)
 }
 
-# The losses the model knows; the op of loss "mse" is "loss_mse" in the rule table.
-model_losses <- c("mse", "cross_entropy", "softmax_cross_entropy")
-
-# The activations of ggmlR's ag_linear() (R/autograd.R:1696-1701 of ggmlR 0.8.8.1) that agmem
-# models; NULL there means "none".
-linear_activations <- c("relu", "sigmoid", "tanh", "softmax", "none")
-
-# match.arg() semantics for a single choice (the full vector of choices means the first; an
-# unambiguous partial name is completed), with a message that names `arg` and lists the choices.
-# A shared validator: a candidate for R/validate.R.
-match_choice <- function(x, choices, arg) {
-  if (identical(x, choices)) {
-    return(choices[[1L]])
-  }
-  expected <- paste0(
-    "`", arg, "` must be one of ",
-    paste0("\"", choices[-length(choices)], "\"", collapse = ", "),
-    " or \"", choices[[length(choices)]], "\""
-  )
-  if (!is.character(x) || is.object(x) || length(x) != 1L || is.na(x)) {
-    stop_arg(expected, ".")
-  }
-  i <- pmatch(x, choices)
-  if (is.na(i)) {
-    stop_arg(expected, ", not \"", x, "\".")
-  }
-  choices[[i]]
-}
-
 # The layers data frame of a spec; the column `in` is named as the brief and ggmlR say.
 layer_frame <- function(type = character(0), inputs = numeric(0), outputs = numeric(0),
                         bias = logical(0), activation = character(0)) {
@@ -108,8 +79,8 @@ new_model_spec <- function(shapes, layers, loss, input_width, output_width, ops,
 
 # The spec of x, where x is a spec (checked and returned), or a ggmlR model. `arg` names the
 # argument in messages; `loss` is the loss for a model read from ggmlR.
-as_model_spec <- function(x, arg, loss = model_losses) {
-  loss <- match_choice(loss, model_losses, "loss")
+as_model_spec <- function(x, arg, loss = registry_names("losses")) {
+  loss <- match_choice(loss, registry_names("losses"), "loss")
   if (inherits(x, "ag_model_spec")) {
     return(check_model_spec(x, arg))
   }
@@ -134,55 +105,6 @@ as_model_spec <- function(x, arg, loss = model_losses) {
   read_layers(layers, loss, arg)
 }
 
-# Whether x is a non-empty list of ag_param tensors (unclassed list, every element an ag_tensor).
-is_tensor_list <- function(x) {
-  # The first element decides for plain shapes at once, so that a list of a million shapes is
-  # not walked in R before the C code reads it.
-  is.list(x) && !is.object(x) && length(x) > 0L && inherits(x[[1L]], "ag_tensor") &&
-    all(vapply(x, inherits, logical(1), what = "ag_tensor"))
-}
-
-# Whether x is a ggmlR ag_linear(): an unclassed list with the tensor W and the closure forward.
-is_linear <- function(x) {
-  is.list(x) && !is.object(x) && inherits(x[["W"]], "ag_tensor") && is.function(x[["forward"]])
-}
-
-# The layers of x in forward order: the layers of an ag_sequential, read through nested ones, or
-# x itself as a single layer. Refuses anything else, naming `arg`.
-flatten_layers <- function(x, arg, what, depth = 0L) {
-  if (depth > 100L) {
-    stop_arg("`", arg, "`: ag_sequential() models nest more than 100 deep.")
-  }
-  if (inherits(x, "ag_sequential")) {
-    layers <- if (is.environment(x) || is.list(x)) x[["layers"]] else NULL
-    if (!is.list(layers) || is.object(layers) || length(layers) == 0L) {
-      stop_arg("`", arg, "` is an ag_sequential without a non-empty list in its `layers` field.")
-    }
-    return(do.call(c, lapply(layers, flatten_layers, arg = arg, what = what,
-                             depth = depth + 1L)))
-  }
-  if (is_layer(x)) {
-    return(list(x))
-  }
-  if (is.list(x) && !is.object(x) && length(x) > 0L && all(vapply(x, is_layer, logical(1)))) {
-    return(do.call(c, lapply(x, flatten_layers, arg = arg, what = what, depth = depth + 1L)))
-  }
-  stop_arg(what, ", not ", describe_object(x), ".")
-}
-
-# Whether x looks like a ggmlR layer: an ag_linear(), an object of class "ag_layer" (every layer
-# of R/ag_layers.R), an ag_sequential, or an environment or a list with a forward() method.
-is_layer <- function(x) {
-  inherits(x, c("ag_layer", "ag_sequential")) ||
-    ((is.environment(x) || (is.list(x) && !is.data.frame(x))) && !inherits(x, "ag_tensor") &&
-      is.function(x[["forward"]]))
-}
-
-# What x is, for a message: its class, or its type.
-describe_object <- function(x) {
-  if (is.object(x)) paste0("an object of class \"", class(x)[[1L]], "\"") else typeof(x)
-}
-
 # The spec of a flat list of layers.
 read_layers <- function(layers, loss, arg) {
   n <- length(layers)
@@ -192,7 +114,8 @@ read_layers <- function(layers, loss, arg) {
   uncovered <- character(0)
   for (i in seq_len(n)) {
     layer <- layers[[i]]
-    got <- if (is_linear(layer)) read_linear(layer, i, arg) else NULL
+    reader <- layer_reader(layer)
+    got <- if (is.null(reader)) NULL else reader$read(layer, i, arg)
     if (is.null(got$row)) {
       params <- layer_tensors(layer, i, arg)
       label <- layer_label(layer)
@@ -227,109 +150,6 @@ read_layers <- function(layers, loss, arg) {
                  uncovered)
 }
 
-# The type of a layer for the layers table: "linear" for an ag_linear(), else its class (or
-# its type when it has none).
-layer_type <- function(layer) {
-  if (is_linear(layer)) "linear" else if (is.object(layer)) class(layer)[[1L]] else typeof(layer)
-}
-
-# The type of a layer for messages, with ggmlR's own `name` field when it has one:
-# "ag_dropout, dropout(0.5)".
-layer_label <- function(layer) {
-  name <- layer[["name"]]
-  type <- layer_type(layer)
-  if (is.character(name) && length(name) == 1L && !is.na(name)) paste0(type, ", ", name) else type
-}
-
-# An ag_linear() layer: list(row, ops, tensors), or list(reason) when its activation is not one
-# agmem models. The activation is the `activation` variable of the forward closure's
-# environment (R/autograd.R:1683-1705 of ggmlR 0.8.8.1), NULL meaning none.
-read_linear <- function(layer, i, arg) {
-  w <- tensor_dims(layer[["W"]], paste0("layer ", i, "'s `W`"), arg)
-  if (length(w) != 2L) {
-    return(list(reason = paste0(
-      "its weight `W` has ", length(w), " dimensions, not 2 (c(out, in)): not modelled"
-    )))
-  }
-  b <- layer[["b"]]
-  has_bias <- inherits(b, "ag_tensor")
-  env <- environment(layer[["forward"]])
-  act <- if (is.environment(env)) get0("activation", envir = env, inherits = FALSE) else NULL
-  if (is.null(act)) {
-    act <- "none"
-  }
-  if (!is.character(act) || length(act) != 1L || is.na(act) ||
-    !act %in% linear_activations) {
-    shown <- if (is.character(act) && length(act) == 1L) paste0("\"", act, "\"") else "that"
-    return(list(reason = paste0(
-      "activation ", shown, " is not one agmem models: its activation memory is not ",
-      "modelled (its parameters are counted)"
-    )))
-  }
-  list(
-    row = layer_frame("linear", w[[2L]], w[[1L]], has_bias, act),
-    ops = linear_ops(act, has_bias),
-    tensors = if (has_bias) list(layer[["W"]], b) else list(layer[["W"]])
-  )
-}
-
-# The ag_param tensors of a layer that is not covered: from its parameters() (or params())
-# method, the ggmlR contract for layers (R/ag_layers.R:18-32 of ggmlR 0.8.8.1); or else the
-# ag_tensor fields with requires_grad TRUE, in the order of their names.
-layer_tensors <- function(layer, i, arg) {
-  holder <- is.environment(layer) || is.list(layer)
-  method <- if (holder) if_null(layer[["parameters"]], layer[["params"]]) else NULL
-  if (is.function(method)) {
-    params <- tryCatch(method(), error = function(e) {
-      stop_arg("`", arg, "`: the parameters() method of layer ", i, " failed: ",
-               conditionMessage(e))
-    })
-    if (length(params) == 0L) {
-      return(list())
-    }
-    if (!is.list(params) || !all(vapply(params, inherits, logical(1), what = "ag_tensor"))) {
-      stop_arg("`", arg, "`: the parameters() method of layer ", i,
-               " must return a list of ag_param tensors.")
-    }
-    return(unname(params))
-  }
-  if (!holder) {
-    return(list())
-  }
-  fields <- if (is.environment(layer)) mget(sort(ls(layer)), envir = layer) else layer
-  keep <- vapply(fields, function(f) inherits(f, "ag_tensor") && isTRUE(f[["requires_grad"]]),
-                 logical(1))
-  unname(fields[keep])
-}
-
-# The dimensions of an ag_tensor as doubles: those of its `data` (a vector counts as one
-# column, as ggmlR makes it), or its `shape` field when the value lives on the device. Refuses a
-# tensor with neither, or with dimensions that are not positive whole numbers, naming `arg`.
-tensor_dims <- function(t, what, arg) {
-  data <- t[["data"]]
-  dims <- if (!is.null(data)) if_null(dim(data), c(length(data), 1)) else t[["shape"]]
-  if (!is.numeric(dims) || length(dims) == 0L || anyNA(dims) ||
-    any(!is.finite(dims) | dims < 1 | dims != floor(dims))) {
-    stop_arg("`", arg, "`: ", what, " has no readable shape (neither `data` nor `shape` ",
-             "gives positive whole dimensions).")
-  }
-  as.double(dims)
-}
-
-# The shapes of the tensors, each tensor counted once however often it appears (ggmlR's
-# optimizers keep a shared tensor once: .ag_opt_unique_params).
-unique_shapes <- function(tensors, arg) {
-  seen <- list()
-  shapes <- list()
-  for (k in seq_along(tensors)) {
-    t <- tensors[[k]]
-    if (any(vapply(seen, identical, logical(1), t))) next
-    seen[[length(seen) + 1L]] <- t
-    shapes[[length(shapes) + 1L]] <- tensor_dims(t, paste0("parameter ", k), arg)
-  }
-  shapes
-}
-
 # Checks that a spec has the fields, types and lengths ag_training_memory() reads; returns it.
 check_model_spec <- function(x, arg) {
   bad <- function(why) stop_arg("`", arg, "` is a malformed ag_model_spec: ", why, ".")
@@ -345,7 +165,7 @@ check_model_spec <- function(x, arg) {
     !all(vapply(x$ops, is.character, logical(1)))) {
     bad("`ops` must be a list of character vectors, one per row of `layers`")
   }
-  if (!is.character(x$loss) || length(x$loss) != 1L || !x$loss %in% model_losses) {
+  if (!is.character(x$loss) || length(x$loss) != 1L || !x$loss %in% registry_names("losses")) {
     bad("`loss` must be one of the losses ag_dense_stack() accepts")
   }
   if (!is.numeric(x$output_width) || length(x$output_width) != 1L) {
@@ -369,14 +189,11 @@ spec_ops <- function(spec) {
     units <- c(as.double(input), units)
   }
   if (!is.na(spec$output_width)) {
-    ops <- c(ops, paste0("loss_", spec$loss))
+    ops <- c(ops, loss_op(spec$loss))
     units <- c(units, as.double(spec$output_width))
   }
   list(ops = if (is.null(ops)) character(0) else ops, units = units)
 }
-
-# a, or b when a is NULL.
-if_null <- function(a, b) if (is.null(a)) b else a
 
 #' Format and print a model description
 #'

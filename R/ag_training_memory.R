@@ -106,8 +106,8 @@ ag_training_memory <- function(model, batch_size = 32L, optimizer = c("adam", "s
                                device = c("cpu", "gpu"), dtype = c("f32", "f16", "bf16"),
                                quiet = FALSE) {
   optimizer <- match_optimizer(optimizer)
-  device <- match_choice(device, c("cpu", "gpu"), "device")
-  dtype <- match_choice(dtype, c("f32", "f16", "bf16"), "dtype")
+  device <- match_choice(device, registry_names("devices"), "device")
+  dtype <- match_choice(dtype, registry_names("dtypes"), "dtype")
   check_flag(quiet, "quiet")
   spec <- as_model_spec(model, "model")
   flat <- spec_ops(spec)

@@ -43,115 +43,75 @@
 #'   strwidth
 #' @export
 plot.ag_memory_sweep <- function(x, budget = NULL, ...) {
-  plan <- if (is.data.frame(x)) sweep_plan(x) else NULL
-  bands <- if (is.null(plan)) NULL else sweep_bands(plan)
-  column <- if (is.null(plan)) NULL else sweep_figure_column(plan)
-  needed <- c("optimizer", "batch_size", column, unlist(bands, use.names = FALSE))
-  if (is.null(plan) || !all(needed %in% names(x)) || nrow(x) == 0L) {
+  est <- if (is.data.frame(x)) sweep_estimator(x) else NULL
+  parts <- if (is.null(est)) NULL else est_plot_parts(est)
+  needed <- c("optimizer", "batch_size", est$column, unlist(parts$bands, use.names = FALSE))
+  if (is.null(est) || !all(needed %in% names(x)) || nrow(x) == 0L) {
     stop_arg("`x` must be a sweep made by ag_memory_sweep(), with its rows and attributes.")
   }
-  frac <- attr(x, "activation_frac")
   limit <- if (is.null(budget)) NULL else parse_budget(budget)
   optimizers <- unique(x$optimizer)
   by_optimizer <- lapply(optimizers, function(opt) {
     rows <- x[x$optimizer == opt, ]
     rows[order(rows$batch_size), ]
   })
-  first <- by_optimizer[[1L]]
-  # The stacked parts of the first optimizer; a model's or a measurement's parts that are 0 in
-  # every row are left out.
-  stack <- lapply(bands, function(cols) Reduce(`+`, lapply(cols, function(col) first[[col]])))
-  if (plan$kind != "formula") {
-    stack <- Filter(function(v) any(v != 0), stack)
-  }
-  figure <- x[[column]]
-  # One batch size has no line to draw: its components become a bar and its totals points.
-  single <- length(unique(x$batch_size)) == 1L
+  stack <- sweep_stack(by_optimizer[[1L]], parts)
   # The largest batch that fits, per optimizer, and its figure.
   fits <- if (is.null(limit)) NULL else lapply(optimizers, function(opt) {
-    fit <- plan_max_batch(plan, opt, limit, frac)
-    at <- if (is.finite(fit) && fit >= 1) plan_figure(plan, opt, fit, frac) else NA_real_
+    fit <- est_max_batch(est, limit, opt)
+    at <- if (is.finite(fit) && fit >= 1) est_peak(est, fit, opt) else NA_real_
     list(batch = fit, total = at)
   })
-
   # Everything from here on is in the unit of the axis, so that no figure overflows.
-  scale <- byte_scale(max(figure, limit))
+  scale <- byte_scale(max(x[[est$column]], limit))
   scale <- list(unit = scale$unit[[1L]], bytes = scale$bytes[[1L]])
-  lim <- if (is.null(limit)) NULL else limit / scale$bytes
-  stack_colours <- band_colours[names(stack)]
-  line_colours <- c("#000000", "#7B3294", "#1B7837")[seq_along(optimizers)]
-  total_pch <- c(19L, 17L, 15L)[seq_along(optimizers)]
-  label <- plan_figure_label(plan)
-  totals <- if (plan$kind == "measured") {
-    paste0(label, ", measured line")
-  } else {
-    paste0(label, ", ", optimizers)
-  }
-  if (!is.null(limit)) {
-    totals <- paste0(totals, ": ", vapply(fits, function(f) format_fit(f$batch), ""))
-  }
-  n_opt <- length(optimizers)
-  n_stack <- length(stack)
-  has_budget <- !is.null(limit)
-  stack_labels <- if (plan$kind == "measured") {
-    names(stack)
-  } else {
-    paste0(names(stack), " (", optimizers[[1L]], ")")
-  }
-  key <- list(
-    legend = c(stack_labels, totals, if (has_budget) paste("budget", format_bytes_scaled(limit))),
-    fill = c(stack_colours, rep(NA, n_opt), if (has_budget) NA),
-    border = NA,
-    col = c(rep(NA, n_stack), line_colours, if (has_budget) "#D62728"),
-    lty = c(rep(NA, n_stack), if (single) rep(NA, n_opt) else seq_len(n_opt), if (has_budget) 2),
-    pch = c(rep(NA, n_stack), if (single) total_pch else rep(NA, n_opt), if (has_budget) NA),
-    lwd = c(rep(NA, n_stack), rep(2, n_opt), if (has_budget) 2)
+  # One batch size has no line to draw: its components become a bar and its totals points.
+  single <- length(unique(x$batch_size)) == 1L
+  look <- list(
+    stack = band_colours[names(stack)],
+    lines = c("#000000", "#7B3294", "#1B7837")[seq_along(optimizers)],
+    pch = c(19L, 17L, 15L)[seq_along(optimizers)], single = single
   )
+  key <- sweep_key(parts, stack, optimizers, fits, limit, look)
 
   # The stack's outline on the x axis: the batch sizes, or a bar a quarter octave either side.
+  first <- by_optimizer[[1L]]
   bar_x <- if (single) first$batch_size * 2^c(-0.25, 0.25) else first$batch_size
   xlim <- if (single) x$batch_size[[1L]] * c(0.5, 2) else range(x$batch_size)
+  lim <- if (is.null(limit)) NULL else limit / scale$bytes
   # What is drawn, as paths for legend_layout(): the top of the stack, the figures, the budget.
-  stack_top <- if (n_stack > 0L) Reduce(`+`, stack) else rep(0, nrow(first))
+  stack_top <- if (length(stack) > 0L) Reduce(`+`, stack) else rep(0, nrow(first))
   drawn <- c(
     list(list(x = bar_x, y = rep_len(stack_top / scale$bytes, length(bar_x)))),
     lapply(by_optimizer, function(rows) {
-      list(x = rows$batch_size, y = rows[[column]] / scale$bytes)
+      list(x = rows$batch_size, y = rows[[est$column]] / scale$bytes)
     }),
-    if (has_budget) list(list(x = xlim, y = c(lim, lim)))
+    if (!is.null(lim)) list(list(x = xlim, y = c(lim, lim)))
   )
-  layout <- legend_layout(drawn, key$legend, xlim, max(figure / scale$bytes, lim) * 1.06)
-  ymax <- layout$ymax
+  layout <- legend_layout(drawn, key$legend, xlim, max(x[[est$column]] / scale$bytes, lim) * 1.06)
   labels <- utils::modifyList(list(
-    main = plot_title(plan), xlab = "batch size",
-    ylab = paste0(if (plan$kind == "formula") "memory" else label, " (", scale$unit, ")")
+    main = parts$title, xlab = "batch size", ylab = paste0(parts$ylab, " (", scale$unit, ")")
   ), list(...))
-  do.call(plot.default, c(list(xlim, c(0, ymax), type = "n", log = "x", yaxs = "i"), labels))
-
-  below <- rep(0, length(bar_x))
-  for (i in seq_along(stack)) {
-    above <- below + stack[[i]]
-    polygon(c(bar_x, rev(bar_x)), c(above, rev(below)) / scale$bytes,
-            col = stack_colours[[i]], border = NA)
-    below <- above
-  }
+  do.call(plot.default, c(list(xlim, c(0, layout$ymax), type = "n", log = "x", yaxs = "i"),
+                          labels))
+  draw_stack(stack, bar_x, scale$bytes, look$stack)
   for (i in seq_along(optimizers)) {
     rows <- by_optimizer[[i]]
     if (single) {
-      points(rows$batch_size, rows[[column]] / scale$bytes, col = line_colours[[i]],
-             pch = total_pch[[i]], cex = 1.4)
+      points(rows$batch_size, rows[[est$column]] / scale$bytes, col = look$lines[[i]],
+             pch = look$pch[[i]], cex = 1.4)
     } else {
-      lines(rows$batch_size, rows[[column]] / scale$bytes, col = line_colours[[i]], lwd = 2,
+      lines(rows$batch_size, rows[[est$column]] / scale$bytes, col = look$lines[[i]], lwd = 2,
             lty = i)
     }
   }
-  if (has_budget) {
+  if (!is.null(lim)) {
     abline(h = lim, col = "#D62728", lwd = 2, lty = 2)
     for (i in seq_along(optimizers)) {
       if (!is.na(fits[[i]]$total)) {
         y <- fits[[i]]$total / scale$bytes
-        segments(fits[[i]]$batch, 0, fits[[i]]$batch, y, col = line_colours[[i]], lty = 3)
-        points(fits[[i]]$batch, y, pch = 21, bg = line_colours[[i]], cex = 1.4)
+        segments(fits[[i]]$batch, 0, fits[[i]]$batch, y, col = look$lines[[i]], lty = 3)
+        points(fits[[i]]$batch, y, pch = 21, bg = look$lines[[i]], cex = 1.4)
       }
     }
   }
@@ -160,16 +120,47 @@ plot.ag_memory_sweep <- function(x, budget = NULL, ...) {
   invisible(x)
 }
 
-# The stacked parts of a sweep's plot, by plan: label = the sweep columns they sum.
-sweep_bands <- function(plan) {
-  switch(plan$kind,
-    formula = list(weights = "weights", gradients = "gradients",
-                   `optimizer state` = "optimizer_state", activations = "activations"),
-    model = list(weights = c("weights", "master_weights"), gradients = "gradients",
-                 `optimizer state` = "optimizer_state",
-                 transients = c("step_transients", "build_transients"),
-                 activations = c("activations", "activation_gradients")),
-    measured = list(fixed = "fixed", `per sample x batch` = "variable")
+# The stacked parts of the first optimizer's rows (sorted by batch size): the sum of each band's
+# columns, bands that are 0 in every row left out where the estimator says so.
+sweep_stack <- function(rows, parts) {
+  stack <- lapply(parts$bands, function(cols) Reduce(`+`, lapply(cols, function(col) rows[[col]])))
+  if (parts$drop_zero) {
+    stack <- Filter(function(v) any(v != 0), stack)
+  }
+  stack
+}
+
+# Draws the stacked parts as polygons over bar_x, in the axis unit (`unit` bytes).
+draw_stack <- function(stack, bar_x, unit, colours) {
+  below <- rep(0, length(bar_x))
+  for (i in seq_along(stack)) {
+    above <- below + stack[[i]]
+    polygon(c(bar_x, rev(bar_x)), c(above, rev(below)) / unit, col = colours[[i]], border = NA)
+    below <- above
+  }
+}
+
+# The legend's entries, as arguments of legend(): the stacked parts, a line (or point) per
+# optimizer with what fits the budget, and the budget.
+sweep_key <- function(parts, stack, optimizers, fits, limit, look) {
+  n_opt <- length(optimizers)
+  n_stack <- length(stack)
+  has_budget <- !is.null(limit)
+  totals <- parts$lines(optimizers)
+  if (has_budget) {
+    totals <- paste0(totals, ": ", vapply(fits, function(f) format_fit(f$batch), ""))
+  }
+  list(
+    legend = c(paste0(names(stack), parts$stack_suffix(optimizers[[1L]])), totals,
+               if (has_budget) paste("budget", format_bytes_scaled(limit))),
+    fill = c(look$stack, rep(NA, n_opt), if (has_budget) NA),
+    border = NA,
+    col = c(rep(NA, n_stack), look$lines, if (has_budget) "#D62728"),
+    lty = c(rep(NA, n_stack), if (look$single) rep(NA, n_opt) else seq_len(n_opt),
+            if (has_budget) 2),
+    pch = c(rep(NA, n_stack), if (look$single) look$pch else rep(NA, n_opt),
+            if (has_budget) NA),
+    lwd = c(rep(NA, n_stack), rep(2, n_opt), if (has_budget) 2)
   )
 }
 
@@ -177,16 +168,6 @@ sweep_bands <- function(plan) {
 band_colours <- c(weights = "#4E79A7", gradients = "#A0CBE8", `optimizer state` = "#F28E2B",
                   transients = "#E8C547", activations = "#59A14F", fixed = "#4E79A7",
                   `per sample x batch` = "#59A14F")
-
-# The plot's default title.
-plot_title <- function(plan) {
-  switch(plan$kind,
-    formula = "Training memory by batch size",
-    model = paste0("Predicted ", plan$where, " peak by batch size",
-                   if (plan$device == "gpu") paste0(" (gpu, ", plan$dtype, ")")),
-    measured = paste("Measured", plan$where, "peak by batch size (fitted line)")
-  )
-}
 
 # The legend's distance from the plot's edges, as a fraction of the plot region.
 legend_inset <- 0.02

@@ -47,13 +47,13 @@ format.ag_memory_sweep <- function(x, units = "iec", ...) {
 #' @export
 print.ag_memory_sweep <- function(x, units = "iec", ...) {
   text <- format(x, units = units)
-  plan <- sweep_plan(x)
+  est <- sweep_estimator(x)
   zero <- character(0)
-  if (!is.null(plan)) {
-    cat(sweep_title(plan, attr(x, "activation_frac")), "\n", sep = "")
-    if (plan$kind != "formula" && nrow(x) > 0L) {
+  if (!is.null(est)) {
+    cat(format(est, what = "title"), "\n", sep = "")
+    if (nrow(x) > 0L) {
       zero <- names(x)[vapply(names(x), function(col) {
-        col %in% c(model_components, "device_peak") && is.numeric(x[[col]]) &&
+        col %in% est_zero_columns(est) && is.numeric(x[[col]]) &&
           all(x[[col]] == 0, na.rm = FALSE) %in% TRUE
       }, logical(1))]
       text <- text[setdiff(names(text), zero)]
@@ -64,14 +64,4 @@ print.ag_memory_sweep <- function(x, units = "iec", ...) {
     cat("0 in every row: ", paste(zero, collapse = ", "), "\n", sep = "")
   }
   invisible(x)
-}
-
-# Whole counts as text with a space every three digits ("1 048 576"); counts of 1e15 or more,
-# which have no exact whole digits to show, in scientific notation.
-format_count_table <- function(v) {
-  text <- trimws(format_count(v))
-  big <- !is.na(v) & abs(v) >= 1e15
-  text[big] <- trimws(formatC(v[big], format = "g", digits = 6))
-  text[is.na(v)] <- "NA"
-  text
 }

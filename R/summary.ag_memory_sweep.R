@@ -29,29 +29,27 @@
 #' print(summary(sweep, budget = 2^30), units = "si")
 #' @export
 summary.ag_memory_sweep <- function(object, budget = NULL, ...) {
-  plan <- sweep_plan(object)
-  if (!is.data.frame(object) || is.null(plan) ||
-    !all(c("optimizer", "batch_size", sweep_figure_column(plan)) %in% names(object))) {
+  est <- sweep_estimator(object)
+  if (!is.data.frame(object) || is.null(est) ||
+    !all(c("optimizer", "batch_size", est$column) %in% names(object))) {
     stop_arg("`object` must be a sweep made by ag_memory_sweep(), with its rows and attributes.")
   }
-  limit <- plan_budget(budget, plan)
-  frac <- attr(object, "activation_frac")
-  column <- sweep_figure_column(plan)
+  limit <- plan_budget(budget, est)
   optimizers <- unique(object$optimizer)
   rows <- lapply(optimizers, function(opt) {
-    b <- plan_max_batch(plan, opt, limit, frac)
+    b <- est_max_batch(est, limit, opt)
     at <- if (is.infinite(b)) 1 else b
-    memory <- if (b >= 1) plan_figure(plan, opt, at, frac) else NA_real_
+    memory <- if (b >= 1) est_peak(est, at, opt) else NA_real_
     swept <- object[object$optimizer == opt, , drop = FALSE]
-    fit <- swept$batch_size[swept[[column]] <= limit]
+    fit <- swept$batch_size[swept[[est$column]] <= limit]
     data.frame(optimizer = opt, max_batch = b, memory = memory,
                largest_swept = if (length(fit) > 0L) max(fit) else NA_real_,
                stringsAsFactors = FALSE)
   })
   out <- do.call(rbind, rows)
   attr(out, "budget") <- limit
-  attr(out, "plan") <- plan
-  attr(out, "activation_frac") <- frac
+  attr(out, "plan") <- est
+  attr(out, "activation_frac") <- attr(object, "activation_frac")
   class(out) <- c("summary.ag_memory_sweep", "data.frame")
   out
 }
@@ -60,15 +58,7 @@ summary.ag_memory_sweep <- function(object, budget = NULL, ...) {
 #' @export
 print.summary.ag_memory_sweep <- function(x, units = "iec", ...) {
   check_units(units)
-  plan <- attr(x, "plan")
-  planned <- switch(plan$kind,
-    formula = sprintf("the total of ggmlR's formula (activation_frac %s)",
-                      format(attr(x, "activation_frac"))),
-    model = sprintf("the %s_peak of ag_training_memory() (device \"%s\", %s)", plan$where,
-                    plan$device, plan$dtype),
-    measured = sprintf("the %s_peak of the measured line (device \"%s\")", plan$where,
-                       plan$device)
-  )
+  planned <- format(attr(x, "plan"), what = "planned")
   cat(sprintf("Largest batch that fits %s, on %s:\n",
               format_bytes_scaled(attr(x, "budget"), units), planned))
   text <- data.frame(

@@ -32,6 +32,16 @@
    of R_CheckUserInterrupt(). */
 #define AGMEM_INTERRUPT_EVERY 65536
 
+/* conditions.c: every error of the C code is an R condition of class
+   c("agmem_error_<subclass>", "agmem_error", "error", "condition"); these are the subclasses it
+   uses (R/conditions.R lists and documents every class agmem signals). */
+#define AGMEM_E_ARGUMENT "argument" /* an argument is not of the form the entry point takes */
+#define AGMEM_E_OVERFLOW "overflow" /* a figure would not be finite in a double */
+#ifdef __GNUC__
+__attribute__((format(printf, 2, 3)))
+#endif
+void NORET agmem_abort(const char *subclass, const char *fmt, ...);
+
 /* .Call entry points (registered in init.c) */
 SEXP agmem_estimate(SEXP shapes, SEXP multiplier, SEXP activation_frac, SEXP batch_size);
 SEXP agmem_max_batch(SEXP shapes, SEXP multiplier, SEXP activation_frac, SEXP limit);
@@ -89,7 +99,7 @@ static inline void agmem_estimate_into(double params, int multiplier, double fra
     out->total = agmem_keep(fixed + out->activations);
 }
 
-/* figures.c */
+/* formula.c */
 void agmem_check_finite(const agmem_figures *f);
 void agmem_store(const agmem_figures *f, double *const *col, R_xlen_t r);
 
@@ -103,6 +113,7 @@ double agmem_arg_bytes(SEXP x, const char *what);
 double agmem_arg_finite(SEXP x, const char *what);
 double agmem_number_at(SEXP x, R_xlen_t i);
 void agmem_format_number(double v, char *buf, size_t n);
+int agmem_arg_name(SEXP x, const char *what, const char *const *names, int count);
 
 /* ---- ag_training_memory(): a model of what ggmlR 0.8.8.1 allocates (model.c, rules.c) ---- */
 
@@ -110,6 +121,8 @@ void agmem_format_number(double v, char *buf, size_t n);
 SEXP agmem_training_memory(SEXP shapes, SEXP units, SEXP ops, SEXP batch_size, SEXP optimizer,
                            SEXP device, SEXP dtype);
 SEXP agmem_training_rules(void);
+SEXP agmem_registry(void);
+SEXP agmem_check_batches(SEXP batch_size);
 
 /* ---- ag_measure_training_memory(): the line of a measured peak (line.c) ---- */
 SEXP agmem_line_fit(SEXP x, SEXP y);
@@ -124,6 +137,13 @@ enum { AGMEM_WEIGHTS, AGMEM_GRADIENTS, AGMEM_OPTIMIZER_STATE, AGMEM_MASTER_WEIGH
        AGMEM_ACTIVATION_GRADIENTS, AGMEM_N_COMPONENTS };
 enum { AGMEM_HOST, AGMEM_DEVICE, AGMEM_N_WHERE };
 enum { AGMEM_MEASURED, AGMEM_SOURCE_ONLY, AGMEM_N_BASES };
+enum { AGMEM_OP_DATA, AGMEM_OP_LINEAR, AGMEM_OP_ACTIVATION, AGMEM_OP_LOSS, AGMEM_N_OP_KINDS };
+
+/* An op the unit rules may name, and its kind (AGMEM_OP_*). */
+typedef struct {
+    const char *name;
+    int kind;
+} agmem_op;
 
 /* Bytes per parameter for an (optimizer, device, dtype), into one (component, where) cell:
    `bytes` at the peak once R's garbage collector has run; `alloc_step` and `alloc_once`, the
@@ -159,6 +179,12 @@ typedef struct {
 
 /* rules.c */
 extern const char *const agmem_optimizer_names[AGMEM_N_OPTIMIZERS];
+extern const int agmem_optimizer_copies[AGMEM_N_OPTIMIZERS];
+extern const char *const agmem_op_kind_names[AGMEM_N_OP_KINDS];
+extern const agmem_op agmem_ops[];
+extern const R_xlen_t agmem_n_ops;
+extern const char *const agmem_layer_names[];
+extern const R_xlen_t agmem_n_layers;
 extern const char *const agmem_device_names[AGMEM_N_DEVICES];
 extern const char *const agmem_dtype_names[AGMEM_N_DTYPES];
 extern const char *const agmem_component_names[AGMEM_N_COMPONENTS];

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <limits.h>
+#include <string.h>
 #include "agmem.h"
 
 /* Element i of x as a double (NA_integer_ becomes NA_real_). x must be an integer or double
@@ -42,9 +43,9 @@ static R_xlen_t numbers(SEXP x, const char *what, int scalar)
     int type = TYPEOF(x);
     R_xlen_t len = (type == INTSXP || type == REALSXP) && !Rf_isObject(x) ? XLENGTH(x) : -1;
     if (scalar && len != 1)
-        Rf_errorcall(R_NilValue, "`%s` must be a single number.", what);
+        agmem_abort(AGMEM_E_ARGUMENT, "`%s` must be a single number.", what);
     if (!scalar && len < 1)
-        Rf_errorcall(R_NilValue, "`%s` must be a non-empty numeric vector.", what);
+        agmem_abort(AGMEM_E_ARGUMENT, "`%s` must be a non-empty numeric vector.", what);
     return len;
 }
 
@@ -62,8 +63,8 @@ int agmem_arg_multiplier(SEXP x, R_xlen_t i)
     if (!(v == 0.0 || v == 1.0 || v == 2.0)) {
         char value[64];
         agmem_format_number(v, value, sizeof value);
-        Rf_errorcall(R_NilValue,
-                     "`multiplier` must be 0, 1 or 2 optimizer-state copies, not %s.", value);
+        agmem_abort(AGMEM_E_ARGUMENT,
+                    "`multiplier` must be 0, 1 or 2 optimizer-state copies, not %s.", value);
     }
     return (int) v;
 }
@@ -76,8 +77,8 @@ double agmem_arg_frac(SEXP x)
     if (!(R_FINITE(v) && v >= 0.0)) {
         char value[64];
         agmem_format_number(v, value, sizeof value);
-        Rf_errorcall(R_NilValue,
-                     "`activation_frac` must be a single finite number >= 0, not %s.", value);
+        agmem_abort(AGMEM_E_ARGUMENT,
+                    "`activation_frac` must be a single finite number >= 0, not %s.", value);
     }
     return v;
 }
@@ -98,12 +99,12 @@ double agmem_arg_batch(SEXP x, R_xlen_t i)
         char value[64];
         agmem_format_number(v, value, sizeof value);
         if (XLENGTH(x) == 1)
-            Rf_errorcall(R_NilValue,
-                         "`batch_size` must be a whole number from 1 to %d, not %s.", INT_MAX,
-                         value);
-        Rf_errorcall(R_NilValue,
-                     "`batch_size` must hold whole numbers from 1 to %d, but its element %lld "
-                     "is %s.", INT_MAX, (long long) i + 1, value);
+            agmem_abort(AGMEM_E_ARGUMENT,
+                        "`batch_size` must be a whole number from 1 to %d, not %s.", INT_MAX,
+                        value);
+        agmem_abort(AGMEM_E_ARGUMENT,
+                    "`batch_size` must hold whole numbers from 1 to %d, but its element %lld "
+                    "is %s.", INT_MAX, (long long) i + 1, value);
     }
     return v;
 }
@@ -116,8 +117,8 @@ double agmem_arg_bytes(SEXP x, const char *what)
     if (!(R_FINITE(v) && v >= 0.0)) {
         char value[64];
         agmem_format_number(v, value, sizeof value);
-        Rf_errorcall(R_NilValue, "`%s` must be a single finite number of bytes >= 0, not %s.",
-                     what, value);
+        agmem_abort(AGMEM_E_ARGUMENT, "`%s` must be a single finite number of bytes >= 0, not %s.",
+                    what, value);
     }
     return v;
 }
@@ -128,12 +129,62 @@ double agmem_arg_finite(SEXP x, const char *what)
 {
     int type = TYPEOF(x);
     if ((type != INTSXP && type != REALSXP) || Rf_isObject(x) || XLENGTH(x) != 1)
-        Rf_errorcall(R_NilValue, "`%s` must be a single finite number.", what);
+        agmem_abort(AGMEM_E_ARGUMENT, "`%s` must be a single finite number.", what);
     double v = agmem_number_at(x, 0);
     if (!R_FINITE(v)) {
         char value[64];
         agmem_format_number(v, value, sizeof value);
-        Rf_errorcall(R_NilValue, "`%s` must be a single finite number, not %s.", what, value);
+        agmem_abort(AGMEM_E_ARGUMENT, "`%s` must be a single finite number, not %s.", what, value);
     }
     return v;
+}
+
+/* .Call entry of R's check of batch sizes (R/checks.R): batch_size as a double vector, after
+   the checks of agmem_arg_batches() and agmem_arg_batch() (a non-empty unclassed numeric vector
+   of whole numbers from 1 to INT_MAX), so that R and C refuse a batch size with one message.
+   Checks for a user interrupt every AGMEM_INTERRUPT_EVERY elements. */
+SEXP agmem_check_batches(SEXP batch_size)
+{
+    R_xlen_t n = agmem_arg_batches(batch_size, 0);
+    SEXP out = PROTECT(Rf_allocVector(REALSXP, n));
+    double *o = REAL(out);
+    for (R_xlen_t i = 0; i < n; i++) {
+        if (i > 0 && i % AGMEM_INTERRUPT_EVERY == 0)
+            R_CheckUserInterrupt();
+        o[i] = agmem_arg_batch(batch_size, i);
+    }
+    UNPROTECT(1);
+    return out;
+}
+
+/* Writes into buf (of size n) the names as an English choice: "a", "b" or "c". */
+static void choice_list(const char *const *names, int count, char *buf, size_t n)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < count && used < n; i++) {
+        const char *sep = i == 0 ? "" : (i == count - 1 ? " or " : ", ");
+        int w = snprintf(buf + used, n - used, "%s\"%s\"", sep, names[i]);
+        if (w < 0)
+            break;
+        used += (size_t) w;
+    }
+}
+
+/* The code of x among the count names (a name table of rules.c): x must be an unclassed
+   character vector of length 1, not NA, equal to one of the names. R matches the user's
+   argument (partial names, defaults) before it calls; this asserts what the C code relies on,
+   and refuses anything else with an R error naming `what`. */
+int agmem_arg_name(SEXP x, const char *what, const char *const *names, int count)
+{
+    char choices[200];
+    choice_list(names, count, choices, sizeof choices);
+    if (TYPEOF(x) != STRSXP || Rf_isObject(x) || XLENGTH(x) != 1 ||
+        STRING_ELT(x, 0) == NA_STRING)
+        agmem_abort(AGMEM_E_ARGUMENT, "`%s` must be one of %s.", what, choices);
+    const char *s = CHAR(STRING_ELT(x, 0));
+    for (int i = 0; i < count; i++)
+        if (strcmp(s, names[i]) == 0)
+            return i;
+    agmem_abort(AGMEM_E_ARGUMENT, "`%s` must be one of %s, not \"%.60s\".", what, choices, s);
 }

@@ -14,6 +14,8 @@ static const R_CallMethodDef call_methods[] = {
     {"agmem_max_batch_model", (DL_FUNC) &agmem_max_batch_model, 7},
     {"agmem_max_batch_line", (DL_FUNC) &agmem_max_batch_line, 3},
     {"agmem_line_fit", (DL_FUNC) &agmem_line_fit, 2},
+    {"agmem_registry", (DL_FUNC) &agmem_registry, 0},
+    {"agmem_check_batches", (DL_FUNC) &agmem_check_batches, 1},
     {NULL, NULL, 0}
 };
 

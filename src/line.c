@@ -9,7 +9,7 @@ static R_xlen_t line_numbers(SEXP x, const char *what)
 {
     int type = TYPEOF(x);
     if (!(type == INTSXP || type == REALSXP) || Rf_isObject(x))
-        Rf_errorcall(R_NilValue, "`%s` must be an unclassed numeric vector.", what);
+        agmem_abort(AGMEM_E_ARGUMENT, "`%s` must be an unclassed numeric vector.", what);
     return XLENGTH(x);
 }
 
@@ -36,19 +36,19 @@ SEXP agmem_line_fit(SEXP x, SEXP y)
 {
     R_xlen_t n = line_numbers(x, "batch_size");
     if (line_numbers(y, "peak") != n)
-        Rf_errorcall(R_NilValue, "`batch_size` and `peak` must have the same length.");
+        agmem_abort(AGMEM_E_ARGUMENT, "`batch_size` and `peak` must have the same length.");
     if (n < 2)
-        Rf_errorcall(R_NilValue, "A line needs at least 2 points, not %lld.", (long long) n);
+        agmem_abort(AGMEM_E_ARGUMENT, "A line needs at least 2 points, not %lld.", (long long) n);
     for (R_xlen_t i = 0; i < n; i++) {
         if (i % AGMEM_INTERRUPT_EVERY == 0)
             R_CheckUserInterrupt();
         double xi = agmem_number_at(x, i), yi = agmem_number_at(y, i);
         if (!R_FINITE(xi))
-            Rf_errorcall(R_NilValue, "`batch_size` must be finite, not %s at position %lld.",
-                         ISNA(xi) ? "NA" : "NaN or infinite", (long long) i + 1);
+            agmem_abort(AGMEM_E_ARGUMENT, "`batch_size` must be finite, not %s at position %lld.",
+                        ISNA(xi) ? "NA" : "NaN or infinite", (long long) i + 1);
         if (!R_FINITE(yi))
-            Rf_errorcall(R_NilValue, "`peak` must be finite, not %s at position %lld.",
-                         ISNA(yi) ? "NA" : "NaN or infinite", (long long) i + 1);
+            agmem_abort(AGMEM_E_ARGUMENT, "`peak` must be finite, not %s at position %lld.",
+                        ISNA(yi) ? "NA" : "NaN or infinite", (long long) i + 1);
     }
 
     /* Centred sums: sxx = sum (x - mx)^2, sxy = sum (x - mx)(y - my). */
@@ -63,12 +63,12 @@ SEXP agmem_line_fit(SEXP x, SEXP y)
         sxy += dx * dy;
     }
     if (sxx == 0.0L)
-        Rf_errorcall(R_NilValue, "A line needs at least two different `batch_size` values.");
+        agmem_abort(AGMEM_E_ARGUMENT, "A line needs at least two different `batch_size` values.");
     double slope = (double) (sxy / sxx);
     double fixed = (double) ((long double) my - (long double) slope * mx);
     if (!R_FINITE(slope) || !R_FINITE(fixed))
-        Rf_errorcall(R_NilValue, "The fitted line overflows a double: the peaks are too large "
-                     "for the spread of `batch_size`.");
+        agmem_abort(AGMEM_E_OVERFLOW, "The fitted line overflows a double: the peaks are too large "
+                    "for the spread of `batch_size`.");
 
     SEXP out = PROTECT(Rf_allocVector(REALSXP, 2));
     REAL(out)[0] = fixed;

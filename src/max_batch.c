@@ -134,9 +134,9 @@ SEXP agmem_max_batch_line(SEXP fixed, SEXP per_sample, SEXP limit)
     if (s < 0.0) {
         char value[64];
         agmem_format_number(s, value, sizeof value);
-        Rf_errorcall(R_NilValue,
-                     "`per_sample` must be >= 0 (memory that shrinks as the batch grows cannot "
-                     "be planned on), not %s.", value);
+        agmem_abort(AGMEM_E_ARGUMENT,
+                    "`per_sample` must be >= 0 (memory that shrinks as the batch grows cannot "
+                    "be planned on), not %s.", value);
     }
     double lim = agmem_arg_bytes(limit, "budget");
     line_plan p = {a, s, lim};

@@ -1,40 +1,9 @@
 /* model.c: the peak memory of a training step on ggmlR's autograd path, from the parameter count,
-   the ops of the layers and the rules of rules.c; and the rules themselves, for R to read. */
+   the ops of the layers and the rules of rules.c. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include "agmem.h"
-
-
-/* Writes into buf (of size n) the names as an English choice: "a", "b" or "c". */
-static void choice_list(const char *const *names, int count, char *buf, size_t n)
-{
-    size_t used = 0;
-    buf[0] = '\0';
-    for (int i = 0; i < count && used < n; i++) {
-        const char *sep = i == 0 ? "" : (i == count - 1 ? " or " : ", ");
-        int w = snprintf(buf + used, n - used, "%s\"%s\"", sep, names[i]);
-        if (w < 0)
-            break;
-        used += (size_t) w;
-    }
-}
-
-/* The code of x among the count names: x must be an unclassed character vector of length 1, not
-   NA, equal to one of the names. Refuses anything else with an R error naming `what`. */
-static int name_code(SEXP x, const char *what, const char *const *names, int count)
-{
-    char choices[200];
-    choice_list(names, count, choices, sizeof choices);
-    if (TYPEOF(x) != STRSXP || Rf_isObject(x) || XLENGTH(x) != 1 ||
-        STRING_ELT(x, 0) == NA_STRING)
-        Rf_errorcall(R_NilValue, "`%s` must be one of %s.", what, choices);
-    const char *s = CHAR(STRING_ELT(x, 0));
-    for (int i = 0; i < count; i++)
-        if (strcmp(s, names[i]) == 0)
-            return i;
-    Rf_errorcall(R_NilValue, "`%s` must be one of %s, not \"%.60s\".", what, choices, s);
-}
 
 /* Checks that ops is an unclassed character vector (possibly empty) and units an unclassed
    integer or double vector of the same length; returns that length. Refuses anything else. The
@@ -42,13 +11,13 @@ static int name_code(SEXP x, const char *what, const char *const *names, int cou
 static R_xlen_t check_ops(SEXP ops, SEXP units)
 {
     if (TYPEOF(ops) != STRSXP || Rf_isObject(ops))
-        Rf_errorcall(R_NilValue, "`ops` must be a character vector of op names.");
+        agmem_abort(AGMEM_E_ARGUMENT, "`ops` must be a character vector of op names.");
     if ((TYPEOF(units) != INTSXP && TYPEOF(units) != REALSXP) || Rf_isObject(units))
-        Rf_errorcall(R_NilValue,
-                     "`units` must be a numeric vector: one positive whole number per op.");
+        agmem_abort(AGMEM_E_ARGUMENT,
+                    "`units` must be a numeric vector: one positive whole number per op.");
     if (XLENGTH(units) != XLENGTH(ops))
-        Rf_errorcall(R_NilValue, "`units` has %lld elements for %lld ops: give one per op.",
-                     (long long) XLENGTH(units), (long long) XLENGTH(ops));
+        agmem_abort(AGMEM_E_ARGUMENT, "`units` has %lld elements for %lld ops: give one per op.",
+                    (long long) XLENGTH(units), (long long) XLENGTH(ops));
     return XLENGTH(ops);
 }
 
@@ -58,17 +27,18 @@ static double op_units(SEXP ops, SEXP units, R_xlen_t i, R_xlen_t *first)
 {
     SEXP name = STRING_ELT(ops, i);
     if (name == NA_STRING)
-        Rf_errorcall(R_NilValue, "`ops`: element %lld is NA, not an op name.", (long long) i + 1);
+        agmem_abort(AGMEM_E_ARGUMENT, "`ops`: element %lld is NA, not an op name.",
+                    (long long) i + 1);
     *first = agmem_unit_op_index(CHAR(name));
     if (*first < 0)
-        Rf_errorcall(R_NilValue, "`ops`: element %lld, \"%.60s\", is not an op agmem models.",
-                     (long long) i + 1, CHAR(name));
+        agmem_abort(AGMEM_E_ARGUMENT, "`ops`: element %lld, \"%.60s\", is not an op agmem models.",
+                    (long long) i + 1, CHAR(name));
     double u = agmem_number_at(units, i);
     if (!(R_FINITE(u) && u >= 1.0 && u == floor(u))) {
         char value[64];
         agmem_format_number(u, value, sizeof value);
-        Rf_errorcall(R_NilValue, "`units`: element %lld is %s, not a positive whole number.",
-                     (long long) i + 1, value);
+        agmem_abort(AGMEM_E_ARGUMENT, "`units`: element %lld is %s, not a positive whole number.",
+                    (long long) i + 1, value);
     }
     return u;
 }
@@ -99,12 +69,12 @@ static void add_param_rules(agmem_cells *c, double params, int optimizer, int de
             continue;
         double b = agmem_keep(params * r->bytes);
         if (!R_FINITE(b))
-            Rf_errorcall(R_NilValue,
-                         "The model's %.6g parameters make its byte counts overflow a double.",
-                         params);
+            agmem_abort(AGMEM_E_OVERFLOW,
+                        "The model's %.6g parameters make its byte counts overflow a double.",
+                        params);
         if (!add_to_cell(c, r->component, r->where, b, r->basis))
-            Rf_errorcall(R_NilValue, "The model's %s overflow a double.",
-                         agmem_component_names[r->component]);
+            agmem_abort(AGMEM_E_OVERFLOW, "The model's %s overflow a double.",
+                        agmem_component_names[r->component]);
         if (r->where == AGMEM_HOST) {
             c->alloc_step = agmem_keep(c->alloc_step + agmem_keep(params * r->alloc_step));
             c->alloc_once = agmem_keep(c->alloc_once + agmem_keep(params * r->alloc_once));
@@ -113,17 +83,18 @@ static void add_param_rules(agmem_cells *c, double params, int optimizer, int de
     }
     if (matched) {
         if (!R_FINITE(c->alloc_step) || !R_FINITE(c->alloc_once))
-            Rf_errorcall(R_NilValue, "The model's host allocations overflow a double.");
+            agmem_abort(AGMEM_E_OVERFLOW, "The model's host allocations overflow a double.");
         return;
     }
     if (device == AGMEM_CPU)
-        Rf_errorcall(R_NilValue,
-                     "`dtype` \"%s\" does not apply with device \"cpu\": on the host path ggmlR "
-                     "keeps R doubles and ag_dtype() affects only ggml buffers; use "
-                     "dtype = \"f32\", or device = \"gpu\".", agmem_dtype_names[dtype]);
-    Rf_errorcall(R_NilValue, "No rule describes optimizer \"%s\" on device \"%s\" in dtype \"%s\".",
-                 agmem_optimizer_names[optimizer], agmem_device_names[device],
-                 agmem_dtype_names[dtype]);
+        agmem_abort(AGMEM_E_ARGUMENT,
+                    "`dtype` \"%s\" does not apply with device \"cpu\": on the host path ggmlR "
+                    "keeps R doubles and ag_dtype() affects only ggml buffers; use "
+                    "dtype = \"f32\", or device = \"gpu\".", agmem_dtype_names[dtype]);
+    agmem_abort(AGMEM_E_ARGUMENT,
+                "No rule describes optimizer \"%s\" on device \"%s\" in dtype \"%s\".",
+                agmem_optimizer_names[optimizer], agmem_device_names[device],
+                agmem_dtype_names[dtype]);
 }
 
 /* The host peak under R's garbage collector, for a device with all four gc rules in rules.c:
@@ -167,13 +138,13 @@ static int host_regime(const agmem_model *m, const agmem_cells *c, double collec
 void agmem_model_read(SEXP shapes, SEXP units, SEXP ops, SEXP optimizer, SEXP device,
                       SEXP dtype, agmem_model *m)
 {
-    int opt = name_code(optimizer, "optimizer", agmem_optimizer_names, AGMEM_N_OPTIMIZERS);
-    int dev = name_code(device, "device", agmem_device_names, AGMEM_N_DEVICES);
-    int dt = name_code(dtype, "dtype", agmem_dtype_names, AGMEM_N_DTYPES);
+    int opt = agmem_arg_name(optimizer, "optimizer", agmem_optimizer_names, AGMEM_N_OPTIMIZERS);
+    int dev = agmem_arg_name(device, "device", agmem_device_names, AGMEM_N_DEVICES);
+    int dt = agmem_arg_name(dtype, "dtype", agmem_dtype_names, AGMEM_N_DTYPES);
     R_xlen_t n_ops = check_ops(ops, units);
     double params = agmem_count_params(shapes);
     if (!R_FINITE(params))
-        Rf_errorcall(R_NilValue, "`shapes` describe more scalars than a double can count.");
+        agmem_abort(AGMEM_E_OVERFLOW, "`shapes` describe more scalars than a double can count.");
 
     memset(m, 0, sizeof *m);
     m->params = params;
@@ -197,8 +168,8 @@ void agmem_model_read(SEXP shapes, SEXP units, SEXP ops, SEXP optimizer, SEXP de
                 m->grows[r->where] = 1;
         }
         if (!matched)
-            Rf_errorcall(R_NilValue, "`ops`: op \"%s\" has no rule for device \"%s\".", op,
-                         agmem_device_names[dev]);
+            agmem_abort(AGMEM_E_ARGUMENT, "`ops`: op \"%s\" has no rule for device \"%s\".", op,
+                        agmem_device_names[dev]);
     }
     m->units = u;
     m->first = first;
@@ -297,17 +268,17 @@ SEXP agmem_training_memory(SEXP shapes, SEXP units, SEXP ops, SEXP batch_size, S
     agmem_model_fail fail = {AGMEM_MODEL_OK, 0, 0};
     switch (agmem_model_eval(&m, batch, &cells, peak, regime, &fail)) {
     case AGMEM_MODEL_UNITS_OVERFLOW:
-        Rf_errorcall(R_NilValue,
-                     "`units` (element %lld, %.6g) times `batch_size` (%.0f) make the "
-                     "activation bytes overflow a double.", (long long) fail.op + 1,
-                     m.units[fail.op], batch);
+        agmem_abort(AGMEM_E_OVERFLOW,
+                    "`units` (element %lld, %.6g) times `batch_size` (%.0f) make the "
+                    "activation bytes overflow a double.", (long long) fail.op + 1,
+                    m.units[fail.op], batch);
     case AGMEM_MODEL_CELL_OVERFLOW:
-        Rf_errorcall(R_NilValue, "The model's %s overflow a double.",
-                     agmem_component_names[fail.component]);
+        agmem_abort(AGMEM_E_OVERFLOW, "The model's %s overflow a double.",
+                    agmem_component_names[fail.component]);
     case AGMEM_MODEL_PEAK_OVERFLOW:
-        Rf_errorcall(R_NilValue, "The model's peak overflows a double.");
+        agmem_abort(AGMEM_E_OVERFLOW, "The model's peak overflows a double.");
     case AGMEM_MODEL_ALLOC_OVERFLOW:
-        Rf_errorcall(R_NilValue, "The model's host allocations overflow a double.");
+        agmem_abort(AGMEM_E_OVERFLOW, "The model's host allocations overflow a double.");
     default:
         break;
     }
@@ -344,91 +315,6 @@ SEXP agmem_training_memory(SEXP shapes, SEXP units, SEXP ops, SEXP batch_size, S
                 LOGICAL(source)[r] = cells.source_only[k][w];
                 r++;
             }
-    UNPROTECT(1);
-    return out;
-}
-
-/* A CHARSXP for name code i of names, or "any" for AGMEM_ANY. */
-static SEXP code_name(int i, const char *const *names)
-{
-    return Rf_mkChar(i == AGMEM_ANY ? "any" : names[i]);
-}
-
-/* Allocates, as element `col` of list, a vector of type and length n; returns it (protected by
-   the list, which the caller protects). */
-static SEXP column(SEXP list, int col, SEXPTYPE type, R_xlen_t n)
-{
-    SEXP v = Rf_allocVector(type, n);
-    SET_VECTOR_ELT(list, col, v);
-    return v;
-}
-
-/* .Call entry of the internal training_rules(): the three tables of rules.c as a list of three
-   lists of columns. `param`: optimizer, device, dtype ("any" for a wildcard), component,
-   where, bytes (per parameter), basis ("measured" or "source only"), cite, alloc_step and
-   alloc_once. `unit`: op, device, component, where, bytes (per unit and sample), basis, cite and
-   alloc_step. `gc`: device, figure, value and cite. Takes no argument. */
-SEXP agmem_training_rules(void)
-{
-    const char *outer[] = {"param", "unit", "gc", ""};
-    const char *pcols[] = {"optimizer", "device", "dtype", "component", "where", "bytes",
-                           "basis", "cite", "alloc_step", "alloc_once", ""};
-    const char *ucols[] = {"op", "device", "component", "where", "bytes", "basis", "cite",
-                           "alloc_step", ""};
-    const char *gcols[] = {"device", "figure", "value", "cite", ""};
-    SEXP out = PROTECT(Rf_mkNamed(VECSXP, outer));
-
-    R_xlen_t np = agmem_n_param_rules;
-    SEXP p = Rf_mkNamed(VECSXP, pcols);
-    SET_VECTOR_ELT(out, 0, p);
-    SEXP p_str[10];
-    for (int c = 0; c < 10; c++)
-        p_str[c] = column(p, c, (c == 5 || c >= 8) ? REALSXP : STRSXP, np);
-    for (R_xlen_t i = 0; i < np; i++) {
-        const agmem_param_rule *r = &agmem_param_rules[i];
-        SET_STRING_ELT(p_str[0], i, code_name(r->optimizer, agmem_optimizer_names));
-        SET_STRING_ELT(p_str[1], i, code_name(r->device, agmem_device_names));
-        SET_STRING_ELT(p_str[2], i, code_name(r->dtype, agmem_dtype_names));
-        SET_STRING_ELT(p_str[3], i, Rf_mkChar(agmem_component_names[r->component]));
-        SET_STRING_ELT(p_str[4], i, Rf_mkChar(agmem_where_names[r->where]));
-        REAL(p_str[5])[i] = r->bytes;
-        SET_STRING_ELT(p_str[6], i, Rf_mkChar(agmem_basis_names[r->basis]));
-        SET_STRING_ELT(p_str[7], i, Rf_mkChar(r->cite));
-        REAL(p_str[8])[i] = r->alloc_step;
-        REAL(p_str[9])[i] = r->alloc_once;
-    }
-
-    R_xlen_t nu = agmem_n_unit_rules;
-    SEXP u = Rf_mkNamed(VECSXP, ucols);
-    SET_VECTOR_ELT(out, 1, u);
-    SEXP u_col[8];
-    for (int c = 0; c < 8; c++)
-        u_col[c] = column(u, c, (c == 4 || c == 7) ? REALSXP : STRSXP, nu);
-    for (R_xlen_t i = 0; i < nu; i++) {
-        const agmem_unit_rule *r = &agmem_unit_rules[i];
-        SET_STRING_ELT(u_col[0], i, Rf_mkChar(r->op));
-        SET_STRING_ELT(u_col[1], i, code_name(r->device, agmem_device_names));
-        SET_STRING_ELT(u_col[2], i, Rf_mkChar(agmem_component_names[r->component]));
-        SET_STRING_ELT(u_col[3], i, Rf_mkChar(agmem_where_names[r->where]));
-        REAL(u_col[4])[i] = r->bytes;
-        SET_STRING_ELT(u_col[5], i, Rf_mkChar(agmem_basis_names[r->basis]));
-        SET_STRING_ELT(u_col[6], i, Rf_mkChar(r->cite));
-        REAL(u_col[7])[i] = r->alloc_step;
-    }
-
-    R_xlen_t ng = agmem_n_gc_rules;
-    SEXP g = Rf_mkNamed(VECSXP, gcols);
-    SET_VECTOR_ELT(out, 2, g);
-    SEXP g_col[4];
-    for (int c = 0; c < 4; c++)
-        g_col[c] = column(g, c, c == 2 ? REALSXP : STRSXP, ng);
-    for (R_xlen_t i = 0; i < ng; i++) {
-        const agmem_gc_rule *r = &agmem_gc_rules[i];
-        SET_STRING_ELT(g_col[0], i, code_name(r->device, agmem_device_names));
-        SET_STRING_ELT(g_col[1], i, Rf_mkChar(agmem_gc_names[r->figure]));
-        REAL(g_col[2])[i] = r->value;
-        SET_STRING_ELT(g_col[3], i, Rf_mkChar(r->cite));
-    }
     UNPROTECT(1);
     return out;
 }

@@ -17,14 +17,20 @@
  * written as several rows, each with its own source. Every row carries its citation in `cite`
  * (the ggmlR source line, or the measurement), readable from R through agmem_training_rules().
  *
- * To add an optimizer, a dtype or an op: add its name to the name table below (optimizers,
- * devices, dtypes) or nothing (ops are named by their rows), then its rows, then a test.
+ * The name tables below are agmem's registry: the one place that names the optimizers,
+ * devices, dtypes, ops, losses and layer types. R reads them once, when the package loads
+ * (registry.c, R/registry.R), for argument matching, help and reports. CONTRIBUTING.md says how
+ * to add an optimizer, a device, a dtype, an op or a layer.
  * Paths below are in ggmlR_0.8.8.1.tar.gz: R/autograd.R and R/ag_device.R.
  */
 #include <string.h>
 #include "agmem.h"
 
 const char *const agmem_optimizer_names[AGMEM_N_OPTIMIZERS] = {"adam", "sgd", "sgd_plain"};
+/* The optimizer-state copies of the weights that ggmlR's own formula counts for each optimizer
+   (ag_estimate_training_memory(): adam's m and v, sgd's velocity, nothing for sgd_plain), in the
+   order of agmem_optimizer_names. ag_estimate_training_memory() and its planners use these. */
+const int agmem_optimizer_copies[AGMEM_N_OPTIMIZERS] = {2, 1, 0};
 const char *const agmem_device_names[AGMEM_N_DEVICES] = {"cpu", "gpu"};
 const char *const agmem_dtype_names[AGMEM_N_DTYPES] = {"f32", "f16", "bf16"};
 const char *const agmem_component_names[AGMEM_N_COMPONENTS] = {
@@ -33,6 +39,31 @@ const char *const agmem_component_names[AGMEM_N_COMPONENTS] = {
 };
 const char *const agmem_where_names[AGMEM_N_WHERE] = {"host", "device"};
 const char *const agmem_basis_names[AGMEM_N_BASES] = {"measured", "source only"};
+const char *const agmem_op_kind_names[AGMEM_N_OP_KINDS] = {"data", "linear", "activation",
+                                                          "loss"};
+
+/* Every op the unit rules below may name, with its kind: "data" (the input batch), "linear" (the
+   product and the bias of an ag_linear()), "activation" (an activation an ag_linear() applies,
+   R/autograd.R:1696-1701) and "loss" (a loss, named "loss_" and the loss's name as agmem's
+   functions take it). Every op has rules for every device (tests/testthat/test-registry.R). */
+const agmem_op agmem_ops[] = {
+    {"input", AGMEM_OP_DATA},
+    {"matmul", AGMEM_OP_LINEAR},
+    {"add", AGMEM_OP_LINEAR},
+    {"relu", AGMEM_OP_ACTIVATION},
+    {"sigmoid", AGMEM_OP_ACTIVATION},
+    {"tanh", AGMEM_OP_ACTIVATION},
+    {"softmax", AGMEM_OP_ACTIVATION},
+    {"loss_mse", AGMEM_OP_LOSS},
+    {"loss_cross_entropy", AGMEM_OP_LOSS},
+    {"loss_softmax_cross_entropy", AGMEM_OP_LOSS},
+};
+const R_xlen_t agmem_n_ops = sizeof agmem_ops / sizeof agmem_ops[0];
+
+/* The ggmlR layer types agmem models, each read by the reader of the same name in R/layers.R:
+   "linear" is ag_linear() (R/autograd.R:1683-1705), a product, a bias and an activation. */
+const char *const agmem_layer_names[] = {"linear"};
+const R_xlen_t agmem_n_layers = sizeof agmem_layer_names / sizeof agmem_layer_names[0];
 
 #define ANY AGMEM_ANY
 #define ADAM AGMEM_ADAM

@@ -65,9 +65,9 @@ static AGMEM_NOINLINE void NORET bad_shape_object(SEXP x, R_xlen_t pos)
 {
     char what[200];
     describe(x, what, sizeof what);
-    Rf_errorcall(R_NilValue,
-                 "`shapes`: shape %lld must be a non-empty numeric vector of positive whole "
-                 "numbers, not %s.", (long long) pos, what);
+    agmem_abort(AGMEM_E_ARGUMENT,
+                "`shapes`: shape %lld must be a non-empty numeric vector of positive whole "
+                "numbers, not %s.", (long long) pos, what);
 }
 
 /* Refuses element idx (0-based) of shape pos (1-based), whose value is v; never returns. */
@@ -75,9 +75,9 @@ static AGMEM_NOINLINE void NORET bad_dimension(double v, R_xlen_t pos, R_xlen_t 
 {
     char value[64];
     agmem_format_number(v, value, sizeof value);
-    Rf_errorcall(R_NilValue,
-                 "`shapes`: shape %lld must hold positive whole numbers, but its element %lld is %s.",
-                 (long long) pos, (long long) idx + 1, value);
+    agmem_abort(AGMEM_E_ARGUMENT,
+                "`shapes`: shape %lld must hold positive whole numbers, but its element %lld is %s.",
+                (long long) pos, (long long) idx + 1, value);
 }
 
 /* One dimension: a double that is finite, at least 1 and whole (NaN fails every comparison).
@@ -173,10 +173,10 @@ static R_xlen_t read_region(SEXP x, int type, R_xlen_t start, R_xlen_t want, voi
     R_xlen_t got = type == REALSXP ? REAL_GET_REGION(x, start, want, (double *) buf)
                                    : INTEGER_GET_REGION(x, start, want, (int *) buf);
     if (got <= 0 || got > want)
-        Rf_errorcall(R_NilValue,
-                     "`shapes`: shape %lld could not be read: its ALTREP class gave %lld elements "
-                     "from element %lld on, where 1 to %lld were asked for.", (long long) pos,
-                     (long long) got, (long long) start + 1, (long long) want);
+        agmem_abort(AGMEM_E_ARGUMENT,
+                    "`shapes`: shape %lld could not be read: its ALTREP class gave %lld elements "
+                    "from element %lld on, where 1 to %lld were asked for.", (long long) pos,
+                    (long long) got, (long long) start + 1, (long long) want);
     return got;
 }
 
@@ -216,9 +216,9 @@ static double shape_product(SEXP x, R_xlen_t pos, int ld, R_xlen_t *work)
         bad_shape_object(x, pos);
     R_xlen_t len = XLENGTH(x);
     if (len == 0)
-        Rf_errorcall(R_NilValue,
-                     "`shapes`: shape %lld must be a non-empty numeric vector of positive whole "
-                     "numbers, not an empty vector.", (long long) pos);
+        agmem_abort(AGMEM_E_ARGUMENT,
+                    "`shapes`: shape %lld must be a non-empty numeric vector of positive whole "
+                    "numbers, not an empty vector.", (long long) pos);
     const char *data = DATAPTR_OR_NULL(x);   /* NULL only for an ALTREP vector not in memory */
     if (data == NULL)
         return agmem_keep(region_product(x, type, len, pos, ld, work));
@@ -251,9 +251,9 @@ double agmem_count_params(SEXP shapes)
     if (type != VECSXP || Rf_isObject(shapes) || XLENGTH(shapes) == 0) {
         char what[200];
         describe(shapes, what, sizeof what);
-        Rf_errorcall(R_NilValue,
-                     "`shapes` must be a non-empty list of numeric vectors, or one numeric "
-                     "vector, not %s.", what);
+        agmem_abort(AGMEM_E_ARGUMENT,
+                    "`shapes` must be a non-empty list of numeric vectors, or one numeric "
+                    "vector, not %s.", what);
     }
     R_xlen_t len = XLENGTH(shapes);
     double n = 0.0;

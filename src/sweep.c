@@ -18,7 +18,7 @@ SEXP agmem_sweep(SEXP shapes, SEXP multipliers, SEXP activation_frac, SEXP batch
     double frac = agmem_arg_frac(activation_frac);
     R_xlen_t nb = agmem_arg_batches(batch_sizes, 0);
     if (nb > R_XLEN_T_MAX / nk)   /* refused before the batch sizes are read, at once */
-        Rf_errorcall(R_NilValue, "The sweep has too many rows for one vector.");
+        agmem_abort(AGMEM_E_OVERFLOW, "The sweep has too many rows for one vector.");
     for (R_xlen_t j = 0; j < nb; j++) {
         if (j > 0 && j % AGMEM_INTERRUPT_EVERY == 0)
             R_CheckUserInterrupt();

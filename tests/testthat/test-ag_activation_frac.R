@@ -55,13 +55,13 @@ test_that("bad measurements are errors that name `measured`, value by value", {
   shapes <- ag_dense_shapes(c(100, 50, 10))
   for (bad in list(-1, NA, NA_real_, Inf, NaN, "5", c(1, 2), NULL, list(), list(a = 1),
                    list(bytes_snapshots = -1), list(bytes_snapshots = "x"), factor(1), TRUE)) {
-    expect_error(ag_activation_frac(bad, shapes, 16), "`measured`")
+    expect_agmem_error(ag_activation_frac(bad, shapes, 16), "`measured`")
   }
-  expect_error(ag_activation_frac(5, shapes, 0), "`batch_size`")
+  expect_agmem_error(ag_activation_frac(5, shapes, 0), "`batch_size`")
   expect_error(ag_activation_frac(5, shapes), "batch_size")
-  expect_error(ag_activation_frac(5, list(-1), 1), "positive")
-  expect_error(.Call(agmem:::agmem_activation_frac, 5, shapes, "1"), "`batch_size`")
-  expect_error(.Call(agmem:::agmem_activation_frac, 5, 1e308 * 10, 1), "`shapes`")
+  expect_agmem_error(ag_activation_frac(5, list(-1), 1), "positive")
+  expect_agmem_error(.Call(agmem:::agmem_activation_frac, 5, shapes, "1"), "`batch_size`")
+  expect_agmem_error(.Call(agmem:::agmem_activation_frac, 5, 1e308 * 10, 1), "`shapes`")
 })
 
 test_that("a model description stands for its shapes", {

@@ -18,9 +18,9 @@ test_that("bad widths and bias are errors that name the argument", {
 test_that("bad widths and bias are errors that name the argument, value by value", {
   for (bad in list(784, numeric(0), NULL, c(784, 0), c(784, -1), c(784, 2.5), c(784, NA),
                    c(784, Inf), "784", factor(c(784, 10)), list(784, 10), c(TRUE, TRUE))) {
-    expect_error(ag_dense_shapes(bad), "`widths`")
+    expect_agmem_error(ag_dense_shapes(bad), "`widths`")
   }
   for (bad in list(NA, 1, "TRUE", c(TRUE, FALSE), NULL)) {
-    expect_error(ag_dense_shapes(c(2, 3), bias = bad), "`bias`")
+    expect_agmem_error(ag_dense_shapes(c(2, 3), bias = bad), "`bias`")
   }
 })

@@ -53,24 +53,30 @@ test_that("bad arguments are errors that name them", {
   expect_snapshot(error = TRUE, {
     ag_dense_stack(784)
     ag_dense_stack(c(784, 10), activation = "gelu")
-    ag_dense_stack(c(784, 10), activation = "softmax")
     ag_dense_stack(c(784, 10), loss = "hinge")
     ag_dense_stack(c(784, 10), bias = "yes")
   })
 })
 
+test_that("every activation of the registry may be a hidden layer's, softmax from source only", {
+  spec <- ag_dense_stack(c(16, 8, 4), activation = "softmax")
+  expect_identical(spec$ops[[1L]], c("matmul", "add", "softmax"))
+  mem <- ag_training_memory(spec, 8, quiet = TRUE)
+  expect_true(mem$source_only)
+})
+
 test_that("bad arguments are errors that name them, value by value", {
   for (bad in list(784, NULL, c(784, 0), c(784, 2.5), c(784, NA), "784", list(784, 10))) {
-    expect_error(ag_dense_stack(bad), "`widths`")
+    expect_agmem_error(ag_dense_stack(bad), "`widths`")
   }
   for (bad in list(NULL, NA, NA_character_, "", 1, "gelu", c("relu", "tanh"), factor("relu"),
                    character(0))) {
-    expect_error(ag_dense_stack(c(3, 2), activation = bad), "`activation`")
+    expect_agmem_error(ag_dense_stack(c(3, 2), activation = bad), "`activation`")
   }
   for (bad in list(NULL, NA, "", 2, "hinge", c("mse", "cross_entropy"), factor("mse"))) {
-    expect_error(ag_dense_stack(c(3, 2), loss = bad), "`loss`")
+    expect_agmem_error(ag_dense_stack(c(3, 2), loss = bad), "`loss`")
   }
   for (bad in list(NULL, NA, 1, "TRUE", c(TRUE, FALSE))) {
-    expect_error(ag_dense_stack(c(3, 2), bias = bad), "`bias`")
+    expect_agmem_error(ag_dense_stack(c(3, 2), bias = bad), "`bias`")
   }
 })

@@ -57,7 +57,7 @@ test_that("the optimizer is matched as match.arg() would", {
     ag_estimate_training_memory(mlp, optimizer = "sgd", quiet = TRUE)$optimizer,
     full$weights
   )
-  expect_error(ag_estimate_training_memory(mlp, optimizer = "s"), "`optimizer`")
+  expect_agmem_error(ag_estimate_training_memory(mlp, optimizer = "s"), "`optimizer`")
   # match.arg(NULL, choices) is the first choice, and so is ggmlR's optimizer = NULL.
   expect_identical(ag_estimate_training_memory(mlp, optimizer = NULL, quiet = TRUE), full)
   expect_output(ag_estimate_training_memory(mlp, optimizer = NULL), "(adam, batch 32)",
@@ -206,7 +206,7 @@ test_that("bad shapes are errors that name the argument and the shape", {
 test_that("bad shapes are errors that name the argument and the shape, value by value", {
   non_empty <- list(list(), "a", NULL, TRUE, factor(1), new.env(), sum, mean, 1i, as.raw(1))
   for (bad in non_empty) {
-    expect_error(ag_estimate_training_memory(bad), "non-empty", class = "simpleError")
+    expect_agmem_error(ag_estimate_training_memory(bad), "non-empty", class = "agmem_error_argument")
   }
   bad_shapes <- list(
     "5", TRUE, factor(c(2, 3)), 1i, as.raw(2), NULL, list(2), new.env(), sum, numeric(0),
@@ -214,7 +214,7 @@ test_that("bad shapes are errors that name the argument and the shape, value by 
     c(4, NA), structure(3, class = "units"), Sys.Date()
   )
   for (bad in bad_shapes) {
-    expect_error(
+    expect_agmem_error(
       ag_estimate_training_memory(list(c(2, 3), 4, bad), quiet = TRUE),
       "shape 3.*positive|positive.*shape 3"
     )
@@ -244,12 +244,12 @@ test_that("a dimension is whole exactly when R's floor() says so, at every magni
 })
 
 test_that("a figure that would not be finite is an error, not Inf", {
-  expect_error(ag_estimate_training_memory(list(c(1e308, 10))), "more scalars than a double")
-  expect_error(ag_estimate_training_memory(list(1e308, 1e308)), "more scalars than a double")
-  expect_error(ag_estimate_training_memory(1e307 * 3), "overflow a double")
-  expect_error(ag_estimate_training_memory(1e307, optimizer = "adam"), "total")
-  expect_error(ag_estimate_training_memory(1e300, activation_frac = 1e10), "activation")
-  expect_error(ag_estimate_training_memory(list(1:1e6)), "`shapes`")
+  expect_agmem_error(ag_estimate_training_memory(list(c(1e308, 10))), "more scalars than a double")
+  expect_agmem_error(ag_estimate_training_memory(list(1e308, 1e308)), "more scalars than a double")
+  expect_agmem_error(ag_estimate_training_memory(1e307 * 3), "overflow a double")
+  expect_agmem_error(ag_estimate_training_memory(1e307, optimizer = "adam"), "total")
+  expect_agmem_error(ag_estimate_training_memory(1e300, activation_frac = 1e10), "activation")
+  expect_agmem_error(ag_estimate_training_memory(list(1:1e6)), "`shapes`")
   expect_identical(ag_estimate_training_memory(1e307, optimizer = "sgd_plain", activation_frac = 0,
                                                quiet = TRUE)$total, 1.6e308)
 })
@@ -272,18 +272,18 @@ test_that("bad scalar arguments are errors that name them, value by value", {
   bad_batch <- list(NULL, NA, NA_integer_, 0, -1, 1.5, 2^31, Inf, NaN, "1", TRUE, 1:2, factor(1),
                     numeric(0), list(1))
   for (bad in bad_batch) {
-    expect_error(ag_estimate_training_memory(mlp, bad, quiet = TRUE), "`batch_size`")
+    expect_agmem_error(ag_estimate_training_memory(mlp, bad, quiet = TRUE), "`batch_size`")
   }
   for (bad in list(NULL, NA, -1, Inf, NaN, "0.1", c(0.1, 0.2), TRUE, numeric(0))) {
-    expect_error(ag_estimate_training_memory(mlp, activation_frac = bad, quiet = TRUE),
+    expect_agmem_error(ag_estimate_training_memory(mlp, activation_frac = bad, quiet = TRUE),
                  "`activation_frac`")
   }
   for (bad in list(1, NA, NA_character_, "", "s", "Adam", c("sgd", "adam"), character(0),
                    factor("adam"))) {
-    expect_error(ag_estimate_training_memory(mlp, optimizer = bad, quiet = TRUE), "`optimizer`")
+    expect_agmem_error(ag_estimate_training_memory(mlp, optimizer = bad, quiet = TRUE), "`optimizer`")
   }
   for (bad in list(NULL, NA, 1, "TRUE", c(TRUE, FALSE), logical(0))) {
-    expect_error(ag_estimate_training_memory(mlp, quiet = bad), "`quiet`")
+    expect_agmem_error(ag_estimate_training_memory(mlp, quiet = bad), "`quiet`")
   }
 })
 
@@ -294,37 +294,37 @@ test_that("the .Call entry point checks every argument it reads", {
   expect_identical(call(), unlist(reference_estimate(mlp, 32L, 2, 0.01), use.names = FALSE))
   for (bad in list(NULL, "2", 3, -1, 1.5, NA, NA_integer_, c(1, 2), integer(0), factor(2),
                    list(2))) {
-    expect_error(call(k = bad), "`multiplier`")
+    expect_agmem_error(call(k = bad), "`multiplier`")
   }
   for (bad in list(NULL, "a", -1, NA, c(1, 2), factor(1), list(0.1))) {
-    expect_error(call(frac = bad), "`activation_frac`")
+    expect_agmem_error(call(frac = bad), "`activation_frac`")
   }
   for (bad in list(NULL, "a", 0, 2^31, NA_integer_, c(1, 2), factor(1), list(1), 1i)) {
-    expect_error(call(batch = bad), "`batch_size`")
+    expect_agmem_error(call(batch = bad), "`batch_size`")
   }
   for (bad in list(NULL, new.env(), sum, quote(x), as.name("y"), list(quote(x)), 1i,
                    list(list(1)), expression(1))) {
-    expect_error(call(shapes = bad), "`shapes`")
+    expect_agmem_error(call(shapes = bad), "`shapes`")
   }
 })
 
 test_that("long shape vectors and long lists are read correctly", {
   long_dims <- rep(c(1, 1, 1, 2), 250)       # 1000 dimensions, product 2^250
   expect_identical(ag_estimate_training_memory(list(long_dims), quiet = TRUE)$params, 2^250)
-  expect_error(ag_estimate_training_memory(list(c(long_dims, 0))), "element 1001 is 0")
-  expect_error(ag_estimate_training_memory(list(c(rep(1L, 5000), NA))), "element 5001 is NA")
+  expect_agmem_error(ag_estimate_training_memory(list(c(long_dims, 0))), "element 1001 is 0")
+  expect_agmem_error(ag_estimate_training_memory(list(c(rep(1L, 5000), NA))), "element 5001 is NA")
   many <- rep(list(c(3, 5)), 1e5)
   expect_identical(ag_estimate_training_memory(many, quiet = TRUE)$params, 1.5e6)
   many[[99999]] <- c(3, NaN)
-  expect_error(ag_estimate_training_memory(many), "shape 99999 .* NaN")
+  expect_agmem_error(ag_estimate_training_memory(many), "shape 99999 .* NaN")
 })
 
 test_that("refused values are written so that they are visibly not whole", {
-  expect_error(ag_estimate_training_memory(list(c(3 + 4e-15, 2))),
+  expect_agmem_error(ag_estimate_training_memory(list(c(3 + 4e-15, 2))),
                "element 1 is 3.000000000000004.", fixed = TRUE)
-  expect_error(ag_estimate_training_memory(1, 1 + 2^-52), "not 1.0000000000000002.", fixed = TRUE)
-  expect_error(ag_estimate_training_memory(1, 2^31 - 0.5), "not 2147483647.5.", fixed = TRUE)
-  expect_error(ag_estimate_training_memory(list(c(2, 2.5))), "element 2 is 2.5.", fixed = TRUE)
+  expect_agmem_error(ag_estimate_training_memory(1, 1 + 2^-52), "not 1.0000000000000002.", fixed = TRUE)
+  expect_agmem_error(ag_estimate_training_memory(1, 2^31 - 0.5), "not 2147483647.5.", fixed = TRUE)
+  expect_agmem_error(ag_estimate_training_memory(list(c(2, 2.5))), "element 2 is 2.5.", fixed = TRUE)
 })
 
 test_that("ALTREP compact sequences are read without being expanded", {
@@ -335,23 +335,23 @@ test_that("ALTREP compact sequences are read without being expanded", {
   ints <- 1:1e6
   reals <- as.double(1:1e6)
   expect_true(is_compact(ints) && is_compact(reals))
-  expect_error(ag_estimate_training_memory(list(ints)), "more scalars than a double")
-  expect_error(ag_estimate_training_memory(list(reals)), "more scalars than a double")
+  expect_agmem_error(ag_estimate_training_memory(list(ints)), "more scalars than a double")
+  expect_agmem_error(ag_estimate_training_memory(list(reals)), "more scalars than a double")
   short <- 1:20
   expect_identical(ag_estimate_training_memory(list(short), quiet = TRUE)$params, prod(1:20))
   expect_true(is_compact(ints))
   expect_true(is_compact(reals))
   expect_true(is_compact(short))
   expect_identical(ag_estimate_training_memory(list(1:20), quiet = TRUE)$params, prod(1:20))
-  expect_error(ag_estimate_training_memory(list(0:1e6)), "element 1 is 0")
-  expect_error(ag_estimate_training_memory(list(c(1, 2), 1:1e6)), "`shapes`")
+  expect_agmem_error(ag_estimate_training_memory(list(0:1e6)), "element 1 is 0")
+  expect_agmem_error(ag_estimate_training_memory(list(c(1, 2), 1:1e6)), "`shapes`")
   est <- ag_estimate_training_memory(list(seq(1, 600, by = 1)[1:3]), quiet = TRUE)
   expect_identical(est$params, 6)
   # as.double() of a compact integer sequence is a compact double sequence.
   expect_identical(ag_estimate_training_memory(list(as.double(1:20)), quiet = TRUE)$params,
                    prod(1:20))
-  expect_error(ag_estimate_training_memory(list(as.double(0:1e6))), "element 1 is 0")
-  expect_error(ag_estimate_training_memory(list(2, as.double(1:1e6))),
+  expect_agmem_error(ag_estimate_training_memory(list(as.double(0:1e6))), "element 1 is 0")
+  expect_agmem_error(ag_estimate_training_memory(list(2, as.double(1:1e6))),
                "more scalars than a double")
 })
 
@@ -448,12 +448,12 @@ test_that("reading many shapes, or one long shape, can be interrupted", {
 test_that("a shape stops being read once its product is above what a double holds", {
   # 1:1e10 is a compact sequence: read in full it would take seconds (1:1e15, days).
   elapsed <- system.time(
-    expect_error(ag_estimate_training_memory(list(1:1e10)), "more scalars than a double")
+    expect_agmem_error(ag_estimate_training_memory(list(1:1e10)), "more scalars than a double")
   )[["elapsed"]]
   expect_lt(elapsed, 2)
-  expect_error(ag_estimate_training_memory(list(1:1e15)), "more scalars than a double")
-  expect_error(ag_estimate_training_memory(list(2, as.double(1:1e15), "x")), "more scalars")
-  expect_error(ag_memory_sweep(list(1:1e15), 1), "more scalars than a double")
+  expect_agmem_error(ag_estimate_training_memory(list(1:1e15)), "more scalars than a double")
+  expect_agmem_error(ag_estimate_training_memory(list(2, as.double(1:1e15), "x")), "more scalars")
+  expect_agmem_error(ag_memory_sweep(list(1:1e15), 1), "more scalars than a double")
 })
 
 # Compiles a double ALTREP class for the test below, or returns NULL where that cannot be done:
@@ -516,7 +516,7 @@ test_that("ALTREP region reads advance by the count returned, and refuse a count
   expect_identical(ag_estimate_training_memory(list(make(30, 7), 3), quiet = TRUE)$params,
                    2^10 + 3)
   for (step in c(0, -1)) {
-    expect_error(ag_estimate_training_memory(list(4, make(30, step))),
+    expect_agmem_error(ag_estimate_training_memory(list(4, make(30, step))),
                  "`shapes`: shape 2 could not be read: its ALTREP class gave")
   }
 })

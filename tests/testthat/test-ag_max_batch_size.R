@@ -123,17 +123,17 @@ test_that("budget units are case-folded in ASCII, whatever the locale", {
 })
 
 test_that("budget errors quote the string as typed and show refused numbers exactly", {
-  expect_error(ag_max_batch_size(mlp, "1e400 B"), "`budget`.*\"1e400 B\"")
-  expect_error(ag_max_batch_size(mlp, "1e308 TB"), "\"1e308 TB\" is more than a double")
-  expect_error(ag_max_batch_size(mlp, "12 parsecs"), "unknown unit \"parsecs\"")
-  expect_error(ag_max_batch_size(mlp, "1,5 GB"), "not \"1,5 GB\"", fixed = TRUE)
+  expect_agmem_error(ag_max_batch_size(mlp, "1e400 B"), "`budget`.*\"1e400 B\"")
+  expect_agmem_error(ag_max_batch_size(mlp, "1e308 TB"), "\"1e308 TB\" is more than a double")
+  expect_agmem_error(ag_max_batch_size(mlp, "12 parsecs"), "unknown unit \"parsecs\"")
+  expect_agmem_error(ag_max_batch_size(mlp, "1,5 GB"), "not \"1,5 GB\"", fixed = TRUE)
   if (long_double_exact()) { # R reads "-8.673617379884035e-19" back with a long double strtod
-    expect_error(ag_max_batch_size(mlp, -2^-60), "not -8.673617379884035e-19", fixed = TRUE)
+    expect_agmem_error(ag_max_batch_size(mlp, -2^-60), "not -8.673617379884035e-19", fixed = TRUE)
   }
   bytes <- "16 G\xff"
   Encoding(bytes) <- "bytes"
-  expect_error(ag_max_batch_size(mlp, bytes), "`budget`.*\"16 G\\\\xff\".*bytes")
-  expect_error(plot(ag_memory_sweep(mlp, 1:2), budget = bytes), "`budget`")
+  expect_agmem_error(ag_max_batch_size(mlp, bytes), "`budget`.*\"16 G\\\\xff\".*bytes")
+  expect_agmem_error(plot(ag_memory_sweep(mlp, 1:2), budget = bytes), "`budget`")
 })
 
 test_that("a NULL budget reads the memory available through agmem.memory_reader", {
@@ -155,12 +155,12 @@ test_that("a NULL budget reads the memory available through agmem.memory_reader"
   )
   for (reader in readers) {
     options(agmem.memory_reader = reader)
-    expect_error(ag_max_batch_size(mlp), "`budget` is NULL.*could not be read.*give `budget`")
+    expect_agmem_error(ag_max_batch_size(mlp), "`budget` is NULL.*could not be read.*give `budget`")
   }
   options(agmem.memory_reader = function() stop("cannot open the connection"))
   expect_snapshot(error = TRUE, ag_max_batch_size(mlp))
   options(agmem.memory_reader = function() NULL)
-  expect_error(ag_max_batch_size(mlp), "`budget`.*ps package")
+  expect_agmem_error(ag_max_batch_size(mlp), "`budget`.*ps package")
 })
 
 test_that("a NULL budget reads the available memory, and needs ps", {
@@ -190,15 +190,15 @@ test_that("bad budgets and margins are errors that name the argument, value by v
   for (bad in list(-1, NA, NA_real_, NA_character_, Inf, NaN, c(1, 2), "12 parsecs", "GB", "",
                    "1..2 GB", "-5 GB", "1e999 GB", TRUE, list(1), factor("1 GB"), character(0),
                    1i)) {
-    expect_error(ag_max_batch_size(mlp, bad), "`budget`")
+    expect_agmem_error(ag_max_batch_size(mlp, bad), "`budget`")
   }
   for (bad in list(-0.1, 1, 2, NA, NA_real_, "0.1", c(0, 0.1), TRUE, numeric(0), Inf)) {
-    expect_error(ag_max_batch_size(mlp, "1 GB", margin = bad), "`margin`")
+    expect_agmem_error(ag_max_batch_size(mlp, "1 GB", margin = bad), "`margin`")
   }
-  expect_error(ag_max_batch_size(list(), "1 GB"), "non-empty")
-  expect_error(ag_max_batch_size(mlp, "1 GB", optimizer = "x"), "`optimizer`")
-  expect_error(ag_max_batch_size(mlp, "1 GB", activation_frac = -1), "`activation_frac`")
-  expect_error(ag_max_batch_size(1e308 * 2, "1 GB"), "`shapes`")
+  expect_agmem_error(ag_max_batch_size(list(), "1 GB"), "non-empty")
+  expect_agmem_error(ag_max_batch_size(mlp, "1 GB", optimizer = "x"), "`optimizer`")
+  expect_agmem_error(ag_max_batch_size(mlp, "1 GB", activation_frac = -1), "`activation_frac`")
+  expect_agmem_error(ag_max_batch_size(1e308 * 2, "1 GB"), "`shapes`")
 })
 
 test_that("the .Call entry point checks every argument it reads", {
@@ -207,11 +207,11 @@ test_that("the .Call entry point checks every argument it reads", {
   }
   expect_identical(call(), ag_max_batch_size(mlp, 2^30))
   for (bad in list(NULL, "1", -1, NA, Inf, c(1, 2), list(1), factor(1))) {
-    expect_error(call(limit = bad), "`budget`")
+    expect_agmem_error(call(limit = bad), "`budget`")
   }
-  for (bad in list(NULL, 3, c(1, 2), "2")) expect_error(call(k = bad), "`multiplier`")
-  for (bad in list(NULL, -1, "0")) expect_error(call(frac = bad), "`activation_frac`")
-  for (bad in list(NULL, list(), sum, list("a"))) expect_error(call(shapes = bad), "`shapes`")
+  for (bad in list(NULL, 3, c(1, 2), "2")) expect_agmem_error(call(k = bad), "`multiplier`")
+  for (bad in list(NULL, -1, "0")) expect_agmem_error(call(frac = bad), "`activation_frac`")
+  for (bad in list(NULL, list(), sum, list("a"))) expect_agmem_error(call(shapes = bad), "`shapes`")
 })
 
 # ---- planning on a model spec or a measured line ----
@@ -381,7 +381,7 @@ test_that("a NULL budget on the gpu is the GPU's free memory or an error asking 
   types <- vapply(seq_len(api$count()) - 1L, function(i) as.double(api$type(api$get(i))), 0)
   skip_if(any(types %in% c(api$gpu, api$igpu)), "a GPU is present")
   expect_snapshot(error = TRUE, ag_max_batch_size(spec, device = "gpu"))
-  expect_error(summary(ag_memory_sweep(spec, 1, device = "gpu")), "`budget`.*GPU")
+  expect_agmem_error(summary(ag_memory_sweep(spec, 1, device = "gpu")), "`budget`.*GPU")
 })
 
 test_that("the .Call entry points for a model and a line check every argument they read", {
@@ -393,23 +393,23 @@ test_that("the .Call entry points for a model and a line check every argument th
   }
   expect_identical(call(), ag_max_batch_size(spec, 2^20))
   for (bad in list(NULL, "1", -1, NA, Inf, c(1, 2), list(1), factor(1))) {
-    expect_error(call(limit = bad), "`budget`")
+    expect_agmem_error(call(limit = bad), "`budget`")
   }
   for (bad in list(NULL, NA_character_, "ADAM", c("adam", "sgd"), factor("adam"))) {
-    expect_error(call(opt = bad), "`optimizer`")
-    expect_error(call(dev = bad), "`device`")
-    expect_error(call(dt = bad), "`dtype`")
+    expect_agmem_error(call(opt = bad), "`optimizer`")
+    expect_agmem_error(call(dev = bad), "`device`")
+    expect_agmem_error(call(dt = bad), "`dtype`")
   }
-  for (bad in list(NULL, "a", list(), list("2"))) expect_error(call(shapes = bad), "`shapes`")
-  expect_error(call(units = flat$units[-1L]), "`units`")
-  expect_error(call(units = as.character(flat$units)), "`units`")
-  expect_error(call(ops = replace(flat$ops, 1L, "conv2d")), "`ops`")
-  expect_error(call(ops = replace(flat$ops, 1L, NA)), "`ops`")
-  expect_error(call(dt = "f16"), "`dtype` \"f16\" does not apply")
+  for (bad in list(NULL, "a", list(), list("2"))) expect_agmem_error(call(shapes = bad), "`shapes`")
+  expect_agmem_error(call(units = flat$units[-1L]), "`units`")
+  expect_agmem_error(call(units = as.character(flat$units)), "`units`")
+  expect_agmem_error(call(ops = replace(flat$ops, 1L, "conv2d")), "`ops`")
+  expect_agmem_error(call(ops = replace(flat$ops, 1L, NA)), "`ops`")
+  expect_agmem_error(call(dt = "f16"), "`dtype` \"f16\" does not apply")
   # Activations that overflow at some batch only mean that batch does not fit.
   expect_identical(call(1, 1.5e308, "matmul", limit = 1e308), 0)
   expect_lt(call(1, 1e300, "matmul", limit = 1e308), .Machine$integer.max)
-  expect_error(call(list(c(1e300, 1e7))), "overflow")
+  expect_agmem_error(call(list(c(1e300, 1e7))), "overflow")
 
   line <- function(fixed = 10, per_sample = 1, limit = 100) {
     .Call(agmem:::agmem_max_batch_line, fixed, per_sample, limit)
@@ -417,11 +417,11 @@ test_that("the .Call entry points for a model and a line check every argument th
   expect_identical(line(), 90)
   expect_identical(line(10L, 1L), 90)
   for (bad in list(NULL, NA, NA_integer_, Inf, -Inf, NaN, c(1, 2), "1", list(1), factor(1))) {
-    expect_error(line(fixed = bad), "`fixed`")
-    expect_error(line(per_sample = bad), "`per_sample`")
+    expect_agmem_error(line(fixed = bad), "`fixed`")
+    expect_agmem_error(line(per_sample = bad), "`per_sample`")
   }
-  expect_error(line(per_sample = -1), "`per_sample` must be >= 0")
-  for (bad in list(NULL, -1, NA, Inf, c(1, 2))) expect_error(line(limit = bad), "`budget`")
+  expect_agmem_error(line(per_sample = -1), "`per_sample` must be >= 0")
+  for (bad in list(NULL, -1, NA, Inf, c(1, 2))) expect_agmem_error(line(limit = bad), "`budget`")
   # A line whose peak overflows at some batch: that batch does not fit.
   b <- line(0, 1e300, 1.5e308)
   expect_true(b * 1e300 <= 1.5e308 && (b + 1) * 1e300 > 1.5e308)

@@ -155,7 +155,7 @@ test_that("summary() refuses a bad budget, and NULL for the device", {
   # (no ggmlR, or no GPU) or reports: then the answer is ag_max_batch_size()'s.
   free <- tryCatch(gpu_free_memory(), error = function(e) NULL)
   if (is.null(free)) {
-    expect_error(summary(gpu3), "`budget` is NULL, which for device \"gpu\"")
+    expect_agmem_error(summary(gpu3), "`budget` is NULL, which for device \"gpu\"")
   } else {
     expect_identical(summary(gpu3)$max_batch, ag_max_batch_size(gpu3))
   }
@@ -248,7 +248,7 @@ test_that("an error in the step comes back with the child's message", {
     ag_measure_training_memory(failing, c(4L, 8L), quiet = TRUE)
   })
   quitting <- function(batch_size) quit(status = 3L)
-  expect_error(
+  expect_agmem_error(
     ag_measure_training_memory(quitting, c(4L, 8L), quiet = TRUE),
     "The R process measuring batch size 4 stopped without an R error", fixed = TRUE
   )
@@ -256,6 +256,6 @@ test_that("an error in the step comes back with the child's message", {
 
 test_that("a refused batch size is shown exactly", {
   step <- function(batch_size) NULL
-  expect_error(ag_measure_training_memory(step, c(1, 1 + 2^-52)), "not 1.0000000000000002.",
+  expect_agmem_error(ag_measure_training_memory(step, c(1, 1 + 2^-52)), "not 1.0000000000000002.",
                fixed = TRUE)
 })

@@ -43,10 +43,10 @@ test_that("long batch vectors are read and written in full", {
       expect_identical(sweep$total[[r]], est$total)
     }
   }
-  expect_error(ag_memory_sweep(mlp, c(as.double(1:999), -1)), "`batch_size`.* -1")
+  expect_agmem_error(ag_memory_sweep(mlp, c(as.double(1:999), -1)), "`batch_size`.* -1")
   out <- .Call(agmem:::agmem_sweep, mlp, rep(0:2, 10L), 0.01, as.double(1:50))
   expect_identical(lengths(out), rep(1500L, 6L))
-  expect_error(.Call(agmem:::agmem_sweep, mlp, c(rep(0:2, 10L), 3L), 0.01, 1), "not 3")
+  expect_agmem_error(.Call(agmem:::agmem_sweep, mlp, c(rep(0:2, 10L), 3L), 0.01, 1), "not 3")
 })
 
 test_that("optimizers are matched as match.arg(several.ok = TRUE) would, without repeats", {
@@ -65,16 +65,16 @@ test_that("bad arguments are errors that name them", {
 
 test_that("bad arguments are errors that name them, value by value", {
   for (bad in list(NULL, numeric(0), c(1, NA), c(1, 2.5), "1", list(1), factor(1), 2^31)) {
-    expect_error(ag_memory_sweep(mlp, bad), "`batch_size`")
+    expect_agmem_error(ag_memory_sweep(mlp, bad), "`batch_size`")
   }
   for (bad in list(character(0), NA_character_, "s", 1)) {
-    expect_error(ag_memory_sweep(mlp, optimizer = bad), "`optimizer`")
+    expect_agmem_error(ag_memory_sweep(mlp, optimizer = bad), "`optimizer`")
   }
   # As match.arg(NULL, choices, several.ok = TRUE): the first choice.
   expect_identical(unique(ag_memory_sweep(mlp, 1, optimizer = NULL)$optimizer), "adam")
-  expect_error(ag_memory_sweep(mlp, activation_frac = NA), "`activation_frac`")
-  expect_error(ag_memory_sweep(list("a")), "shape 1")
-  expect_error(ag_memory_sweep(1e300, activation_frac = 1e10), "overflow")
+  expect_agmem_error(ag_memory_sweep(mlp, activation_frac = NA), "`activation_frac`")
+  expect_agmem_error(ag_memory_sweep(list("a")), "shape 1")
+  expect_agmem_error(ag_memory_sweep(1e300, activation_frac = 1e10), "overflow")
 })
 
 test_that("the .Call entry point checks every argument it reads", {
@@ -84,17 +84,17 @@ test_that("the .Call entry point checks every argument it reads", {
   out <- call()
   expect_length(out, 6L)
   expect_identical(lengths(out), rep(6L, 6L))
-  for (bad in list(NULL, integer(0), c(2, 5), NA, "a")) expect_error(call(k = bad), "`multiplier`")
-  for (bad in list(NULL, numeric(0), c(1, -1), "a")) expect_error(call(batch = bad), "`batch_size`")
-  expect_error(call(frac = "a"), "`activation_frac`")
-  expect_error(call(shapes = NULL), "`shapes`")
+  for (bad in list(NULL, integer(0), c(2, 5), NA, "a")) expect_agmem_error(call(k = bad), "`multiplier`")
+  for (bad in list(NULL, numeric(0), c(1, -1), "a")) expect_agmem_error(call(batch = bad), "`batch_size`")
+  expect_agmem_error(call(frac = "a"), "`activation_frac`")
+  expect_agmem_error(call(shapes = NULL), "`shapes`")
 })
 
 test_that("a sweep of more rows than a vector can hold is refused before any batch is read", {
   skip_if(.Machine$sizeof.pointer < 8L, "no long vectors on a 32-bit build")
   # (2^21 + 1) multipliers times 2^31 - 1 batch sizes (a compact sequence) exceed 2^52 rows.
   multipliers <- rep_len(0:2, 2^21 + 1)
-  expect_error(.Call(agmem:::agmem_sweep, 1, multipliers, 0.01, seq_len(.Machine$integer.max)),
+  expect_agmem_error(.Call(agmem:::agmem_sweep, 1, multipliers, 0.01, seq_len(.Machine$integer.max)),
                "too many rows")
 })
 
@@ -112,7 +112,8 @@ test_that("a model's sweep has every figure of ag_training_memory() for its rows
     sweep <- ag_memory_sweep(spec, batches, opts, device = device, dtype = dtype)
     expect_s3_class(sweep, c("ag_memory_sweep", "data.frame"), exact = TRUE)
     expect_identical(names(sweep), c("optimizer", "batch_size", "params",
-                                     agmem:::model_components, "host_peak", "device_peak"))
+                                     agmem:::registry_names("components"), "host_peak",
+                                     "device_peak"))
     expect_identical(sweep$optimizer, rep(opts, each = length(batches)))
     expect_identical(sweep$batch_size, rep(as.double(batches), length(opts)))
     where <- if (device == "gpu") "device" else "host"
@@ -146,7 +147,7 @@ test_that("a measurement's sweep holds its line at each batch", {
   expect_identical(sweep$host_peak, 5e7 + 1e5 * c(1, 10, 100))
   m$device <- "cpu"
   expect_identical(ag_memory_sweep(m, 2)$device_peak, 0)
-  expect_error(ag_memory_sweep(m, 2, "adam"), "`optimizer` does not apply")
+  expect_agmem_error(ag_memory_sweep(m, 2, "adam"), "`optimizer` does not apply")
 })
 
 test_that("a model's or a measurement's sweep refuses bad arguments by name", {
@@ -165,11 +166,11 @@ test_that("a sweep that would not fit in the memory available is refused before 
   old <- options(agmem.memory_reader = function() 2^30)
   on.exit(options(old), add = TRUE)
   expect_snapshot(error = TRUE, ag_memory_sweep(list(1), batch_size = 1:1e9))
-  expect_error(ag_memory_sweep(list(1), 1:1e8, "adam"), "needs about 7.45 GiB.*1.00 GiB avail")
+  expect_agmem_error(ag_memory_sweep(list(1), 1:1e8, "adam"), "needs about 7.45 GiB.*1.00 GiB avail")
   expect_identical(nrow(ag_memory_sweep(list(1), 1:1e6, "adam")), 1000000L)
   # The reader's answer is what decides.
   options(agmem.memory_reader = function() 1e6)
-  expect_error(ag_memory_sweep(list(1), 1:5e3), "`batch_size` makes a sweep of 15 000 rows")
+  expect_agmem_error(ag_memory_sweep(list(1), 1:5e3), "`batch_size` makes a sweep of 15 000 rows")
   # Where the memory cannot be read, nothing is refused for it.
   options(agmem.memory_reader = function() stop("cannot open the connection"))
   expect_identical(nrow(ag_memory_sweep(list(1), 1:10)), 30L)
@@ -177,8 +178,8 @@ test_that("a sweep that would not fit in the memory available is refused before 
 
 test_that("a bad batch size in a vector is named by its position", {
   expect_snapshot(error = TRUE, ag_memory_sweep(mlp, c(1, 2, NA)))
-  expect_error(ag_memory_sweep(mlp, c(1, 2, 1 + 2^-52)), "element 3 is 1.0000000000000002")
-  expect_error(ag_memory_sweep(mlp, c(64L, 0L)), "element 2 is 0")
+  expect_agmem_error(ag_memory_sweep(mlp, c(1, 2, 1 + 2^-52)), "element 3 is 1.0000000000000002")
+  expect_agmem_error(ag_memory_sweep(mlp, c(64L, 0L)), "element 2 is 0")
 })
 
 test_that("reading and filling a long sweep can be interrupted", {

@@ -113,8 +113,8 @@ test_that("models that cannot be read are errors that name the argument, value b
               fake_sequential(), fake_sequential(fake_dropout()), fake_sequential(broken),
               fake_sequential(odd), list(shapeless), list(zero), fake_sequential(1))
   for (x in bad) {
-    expect_error(ag_model_spec(x), "`x`")
-    expect_error(ag_training_memory(x, quiet = TRUE), "`model`")
+    expect_agmem_error(ag_model_spec(x), "`x`")
+    expect_agmem_error(ag_training_memory(x, quiet = TRUE), "`model`")
   }
 })
 
@@ -128,11 +128,11 @@ test_that("a malformed spec is refused, naming the argument", {
   )
   for (edit in edits) {
     bad <- structure(edit(unclass(spec)), class = "ag_model_spec")
-    expect_error(ag_training_memory(bad, quiet = TRUE), "`model` is a malformed ag_model_spec")
+    expect_agmem_error(ag_training_memory(bad, quiet = TRUE), "`model` is a malformed ag_model_spec")
   }
   bad_ops <- spec
   bad_ops$ops <- list(c("matmul", "conv2d"))
-  expect_error(ag_training_memory(bad_ops, quiet = TRUE), "\"conv2d\", is not an op agmem models")
+  expect_agmem_error(ag_training_memory(bad_ops, quiet = TRUE), "\"conv2d\", is not an op agmem models")
 })
 
 test_that("real ggmlR models read as their fakes do", {

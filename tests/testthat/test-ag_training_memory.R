@@ -306,7 +306,7 @@ test_that("the report takes other units; format() returns its lines", {
   expect_identical(capture.output(print(mem, units = "MiB")), lines)
   expect_match(lines[[3]], sprintf("%.2f MiB$", mem$host_peak / 2^20))
   expect_match(lines[[1]], "adam, device cpu, f32, batch 64")
-  expect_error(format(mem, units = "furlongs"), "`units`")
+  expect_agmem_error(format(mem, units = "furlongs"), "`units`")
   expect_identical(capture.output(print(mem)), format(mem))
   expect_output(expect_invisible(print(mem)), "^Peak memory")
 })
@@ -344,23 +344,23 @@ test_that("bad arguments are errors that name them", {
 
 test_that("bad arguments are errors that name them, value by value", {
   for (bad in list(NULL, NA, 0, -1, 1.5, 2^31, Inf, "1", TRUE, 1:2, factor(1), list(1))) {
-    expect_error(ag_training_memory(mlp, bad, quiet = TRUE), "`batch_size`")
+    expect_agmem_error(ag_training_memory(mlp, bad, quiet = TRUE), "`batch_size`")
   }
   for (bad in list(1, NA, "", "rms", c("sgd", "adam"), factor("adam"))) {
-    expect_error(ag_training_memory(mlp, optimizer = bad, quiet = TRUE), "`optimizer`")
+    expect_agmem_error(ag_training_memory(mlp, optimizer = bad, quiet = TRUE), "`optimizer`")
   }
   for (bad in list(NULL, 1, NA, "", "tpu", c("cpu", "gpu")[2:1], factor("cpu"))) {
-    expect_error(ag_training_memory(mlp, device = bad, quiet = TRUE), "`device`")
+    expect_agmem_error(ag_training_memory(mlp, device = bad, quiet = TRUE), "`device`")
   }
   for (bad in list(NULL, 1, NA, "", "f64", c("f16", "f32"), factor("f32"))) {
-    expect_error(ag_training_memory(mlp, device = "gpu", dtype = bad, quiet = TRUE), "`dtype`")
+    expect_agmem_error(ag_training_memory(mlp, device = "gpu", dtype = bad, quiet = TRUE), "`dtype`")
   }
   for (dt in c("f16", "bf16")) {
-    expect_error(ag_training_memory(mlp, dtype = dt, quiet = TRUE),
+    expect_agmem_error(ag_training_memory(mlp, dtype = dt, quiet = TRUE),
                  "`dtype` \"[bf]+16\" does not apply with device \"cpu\"")
   }
   for (bad in list(NULL, NA, 1, "TRUE", c(TRUE, FALSE))) {
-    expect_error(ag_training_memory(mlp, quiet = bad), "`quiet`")
+    expect_agmem_error(ag_training_memory(mlp, quiet = bad), "`quiet`")
   }
 })
 
@@ -380,37 +380,37 @@ test_that("the .Call entry point checks every argument it reads", {
   expect_identical(call(units = as.integer(flat$units)), ok)
   expect_identical(call(units = numeric(0), ops = character(0))$params, n_mlp)
   for (bad in list(NULL, "1", list(1), factor(1), TRUE, 1i)) {
-    expect_error(call(units = bad), "`units` must be a numeric vector")
+    expect_agmem_error(call(units = bad), "`units` must be a numeric vector")
   }
   for (bad in list(flat$units[-1], c(flat$units, 1), numeric(0))) {
-    expect_error(call(units = bad), "`units` has [0-9]+ elements for 7 ops")
+    expect_agmem_error(call(units = bad), "`units` has [0-9]+ elements for 7 ops")
   }
   for (v in list(NA, NA_integer_, NaN, Inf, -Inf, 0, -1, -1L, 2.5)) {
     units <- flat$units
     units[[3]] <- v
-    expect_error(call(units = units), "`units`: element 3 is")
+    expect_agmem_error(call(units = units), "`units`: element 3 is")
   }
   for (bad in list(NULL, 1, list("matmul"), factor(flat$ops))) {
-    expect_error(call(ops = bad), "`ops` must be a character vector")
+    expect_agmem_error(call(ops = bad), "`ops` must be a character vector")
   }
   for (v in list(NA_character_, "", "MATMUL", "conv2d", "none")) {
     ops <- flat$ops
     ops[[2]] <- v
-    expect_error(call(ops = ops), "`ops`: element 2")
+    expect_agmem_error(call(ops = ops), "`ops`: element 2")
   }
   for (bad in list(NULL, "a", 0, 2^31, NA_integer_, c(1, 2), factor(1), list(1))) {
-    expect_error(call(batch = bad), "`batch_size`")
+    expect_agmem_error(call(batch = bad), "`batch_size`")
   }
   for (bad in list(NULL, NA_character_, 1, "ADAM", c("adam", "sgd"), character(0),
                    factor("adam"), list("adam"))) {
-    expect_error(call(opt = bad), "`optimizer`")
-    expect_error(call(dev = bad), "`device`")
-    expect_error(call(dt = bad), "`dtype`")
+    expect_agmem_error(call(opt = bad), "`optimizer`")
+    expect_agmem_error(call(dev = bad), "`device`")
+    expect_agmem_error(call(dt = bad), "`dtype`")
   }
   for (bad in list(NULL, "a", list(), list("2"), new.env(), list(c(2, -1)))) {
-    expect_error(call(shapes = bad), "`shapes`")
+    expect_agmem_error(call(shapes = bad), "`shapes`")
   }
-  expect_error(call(dt = "f16"), "`dtype` \"f16\" does not apply with device \"cpu\"")
+  expect_agmem_error(call(dt = "f16"), "`dtype` \"f16\" does not apply with device \"cpu\"")
 })
 
 test_that("a figure that would not be finite is an error, not Inf", {
@@ -418,20 +418,20 @@ test_that("a figure that would not be finite is an error, not Inf", {
                    opt = "adam", dev = "cpu", dt = "f32") {
     .Call(agmem:::agmem_training_memory, shapes, units, ops, batch, opt, dev, dt)
   }
-  expect_error(call(list(c(1e300, 1e10))), "more scalars than a double can count")
-  expect_error(call(list(c(1e300, 1e7))), "parameters make its byte counts overflow")
+  expect_agmem_error(call(list(c(1e300, 1e10))), "more scalars than a double can count")
+  expect_agmem_error(call(list(c(1e300, 1e7))), "parameters make its byte counts overflow")
   # Every cell finite, their sum not: 5e306 parameters at 46 B (8 + 8 + 8 + 22).
-  expect_error(call(5e306, opt = "sgd_plain"), "peak overflows a double")
+  expect_agmem_error(call(5e306, opt = "sgd_plain"), "peak overflows a double")
   expect_identical(call(1e306, opt = "sgd_plain")$host_peak,
                    1e306 * 8 + 1e306 * 8 + 1e306 * 8 + 1e306 * 22)
   # The cells' sum finite, the bytes allocated in 3 steps not (24 once + 3 x 24 per step).
-  expect_error(call(1.9e306, opt = "sgd_plain"), "host allocations overflow a double")
-  expect_error(call(1, 1e300, "matmul", .Machine$integer.max),
+  expect_agmem_error(call(1.9e306, opt = "sgd_plain"), "host allocations overflow a double")
+  expect_agmem_error(call(1, 1e300, "matmul", .Machine$integer.max),
                "`units` \\(element 1, 1e\\+300\\) times `batch_size` \\(2147483647\\) make")
-  expect_error(call(1, rep(1e306, 30), rep("matmul", 30)),
+  expect_agmem_error(call(1, rep(1e306, 30), rep("matmul", 30)),
                "activations overflow a double")
-  expect_error(call(1, 1.5e308, "loss_mse", 2L), "`units`.*overflow")
-  expect_error(ag_training_memory(ag_dense_stack(c(1e300, 1e7, 2)), quiet = TRUE), "overflow")
+  expect_agmem_error(call(1, 1.5e308, "loss_mse", 2L), "`units`.*overflow")
+  expect_agmem_error(ag_training_memory(ag_dense_stack(c(1e300, 1e7, 2)), quiet = TRUE), "overflow")
 })
 
 test_that("long op vectors are read to the end", {
@@ -439,7 +439,7 @@ test_that("long op vectors are read to the end", {
   mem <- .Call(agmem:::agmem_training_memory, 1, rep(1, n), rep("matmul", n), 1L, "sgd",
                "cpu", "f32")
   expect_identical(mem$component[mem$component == "activations"], "activations")
-  expect_error(
+  expect_agmem_error(
     .Call(agmem:::agmem_training_memory, 1, c(rep(1, n), 0), rep("matmul", n + 1), 1L, "sgd",
           "cpu", "f32"),
     "element 200001 is 0"

@@ -44,9 +44,9 @@ test_that("a fixed unit groups its digits, and takes a mantissa only past whole 
 
 test_that("a bad unit or count is an error that names it", {
   for (bad in list(NULL, NA, "", "mib", c("iec", "si"), 1, "furlongs")) {
-    expect_error(format_bytes_scaled(1, bad), "`units`")
+    expect_agmem_error(format_bytes_scaled(1, bad), "`units`")
   }
   for (bad in list("1", NULL, list(1), factor(1), TRUE)) {
-    expect_error(format_bytes_scaled(bad), "`x`")
+    expect_agmem_error(format_bytes_scaled(bad), "`x`")
   }
 })

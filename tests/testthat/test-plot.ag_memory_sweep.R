@@ -218,12 +218,13 @@ test_that("the largest batch that fits is found for every optimizer", {
 })
 
 test_that("a bad sweep or budget is an error that names the argument", {
-  expect_error(plot(sweep, budget = "12 parsecs"), "`budget`")
-  expect_error(agmem:::plot.ag_memory_sweep(data.frame(a = 1)), "`x`")
-  expect_error(plot(sweep[sweep$batch_size > 1e9, ]), "`x`")
+  expect_agmem_error(plot(sweep, budget = "12 parsecs"), "`budget`")
+  expect_agmem_error(agmem:::plot.ag_memory_sweep(data.frame(a = 1)), "`x`")
+  expect_agmem_error(plot(sweep[sweep$batch_size > 1e9, ]), "`x`")
   stripped <- sweep
   attr(stripped, "activation_frac") <- NULL
-  expect_error(plot(stripped), "`x`")
+  attr(stripped, "plan") <- NULL
+  expect_agmem_error(plot(stripped), "`x`")
 })
 
 test_that("a huge budget gets a short label and a finite axis", {

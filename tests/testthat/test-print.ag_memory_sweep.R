@@ -6,7 +6,7 @@ spec <- ag_dense_stack(c(784, 512, 512, 10), loss = "softmax_cross_entropy")
 by_hand <- function(sweep, ...) {
   bytes <- list(...)
   n <- seq_len(nrow(sweep))
-  for (col in c(agmem:::model_components, "host_peak", "device_peak")) {
+  for (col in c(agmem:::registry_names("components"), "host_peak", "device_peak")) {
     sweep[[col]] <- if (is.null(bytes[[col]])) rep(0, nrow(sweep)) else bytes[[col]](n)
   }
   sweep
@@ -92,5 +92,5 @@ test_that("a tiny and a huge model are readable", {
 test_that("a bad `units` is an error that names it", {
   sweep <- ag_memory_sweep(spec, 1, "adam")
   expect_snapshot(error = TRUE, print(sweep, units = "parsecs"))
-  expect_error(format(sweep, units = c("si", "iec")), "`units`")
+  expect_agmem_error(format(sweep, units = c("si", "iec")), "`units`")
 })

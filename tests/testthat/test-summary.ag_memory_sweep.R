@@ -88,7 +88,8 @@ test_that("the summary's bad arguments are errors that name them", {
   })
   stripped <- ag_memory_sweep(shapes, 1)
   attr(stripped, "activation_frac") <- NULL
-  expect_error(summary(stripped, "1 GB"), "`object`")
+  attr(stripped, "plan") <- NULL
+  expect_agmem_error(summary(stripped, "1 GB"), "`object`")
   skip_if_not_installed("ps")
   expect_true(is.finite(summary(sweep)$max_batch[[1L]]))
 })

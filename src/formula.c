@@ -1,4 +1,4 @@
-/* figures.c: checks and stores the estimator's figures (computed by the inline functions of
+/* formula.c: checks and stores the estimator's figures (computed by the inline functions of
    agmem.h), and the .Call entry point of ag_estimate_training_memory(). */
 #include "agmem.h"
 
@@ -7,20 +7,20 @@
 void agmem_check_finite(const agmem_figures *f)
 {
     if (!R_FINITE(f->params))
-        Rf_errorcall(R_NilValue,
-                     "`shapes` describe more scalars than a double can count.");
+        agmem_abort(AGMEM_E_OVERFLOW,
+                    "`shapes` describe more scalars than a double can count.");
     if (!R_FINITE(f->weights) || !R_FINITE(f->optimizer))
-        Rf_errorcall(R_NilValue,
-                     "`shapes` describe %.6g scalars: their byte counts overflow a double.",
-                     f->params);
+        agmem_abort(AGMEM_E_OVERFLOW,
+                    "`shapes` describe %.6g scalars: their byte counts overflow a double.",
+                    f->params);
     if (!R_FINITE(f->activations))
-        Rf_errorcall(R_NilValue,
-                     "`activation_frac` times `batch_size` makes the activation bytes overflow "
-                     "a double.");
+        agmem_abort(AGMEM_E_OVERFLOW,
+                    "`activation_frac` times `batch_size` makes the activation bytes overflow "
+                    "a double.");
     if (!R_FINITE(f->total))
-        Rf_errorcall(R_NilValue,
-                     "The total of the estimate overflows a double: `shapes` describe %.6g scalars.",
-                     f->params);
+        agmem_abort(AGMEM_E_OVERFLOW,
+                    "The total of the estimate overflows a double: `shapes` describe %.6g scalars.",
+                    f->params);
 }
 
 /* Writes the six figures of f, in the order of the returned list, to row r of col[0..5]. */

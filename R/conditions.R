@@ -1,0 +1,70 @@
+#' Conditions agmem signals
+#'
+#' Every error agmem signals, from its R code or from its C code, is a
+#' condition of class `"agmem_error"`, and every warning one of class
+#' `"agmem_warning"`, each with a subclass that says what happened, so that a
+#' caller can catch it by class rather than by its message:
+#' \preformatted{tryCatch(ag_max_batch_size(spec, "2 GiB"),
+#'          agmem_error_argument = function(e) NA)}
+#' The message names the argument concerned in backticks and says what was
+#' expected. The classes:
+#'
+#' | Class | When |
+#' |:------|:-----|
+#' | `agmem_error_argument` | an argument is not of the form the function takes (its type, length, value or unit) |
+#' | `agmem_error_overflow` | a figure would not be finite in a double (a count of scalars, bytes or rows too large) |
+#' | `agmem_error_unavailable` | what the call needs is not there: a suggested package (ps, callr, ggmlR), Linux's `/proc`, or a memory figure that cannot be read |
+#' | `agmem_error_measurement` | the R process measuring a training step failed: the step's own error, a crash, or a process that quit |
+#' | `agmem_error_memory` | the call itself would need more memory than is available (a sweep of too many rows) |
+#'
+#' Each is also of class `"error"` and `"condition"`; warnings are also of
+#' class `"warning"`.
+#'
+#' @name agmem_conditions
+#' @aliases agmem_error agmem_warning
+#' @examples
+#' spec <- ag_dense_stack(c(784, 512, 10))
+#' e <- tryCatch(ag_training_memory(spec, batch_size = 0), agmem_error = identity)
+#' class(e)
+#' conditionMessage(e)
+NULL
+
+# The subclasses of agmem_error and agmem_warning, each with what it means: the table above, and
+# the only classes abort() and warn() accept. The C code names its subclasses in src/agmem.h
+# (AGMEM_E_*), which are among these.
+error_classes <- c(
+  argument = "an argument is not of the form the function takes",
+  overflow = "a figure would not be finite in a double",
+  unavailable = "what the call needs is not there",
+  measurement = "the R process measuring a training step failed",
+  memory = "the call would need more memory than is available"
+)
+warning_classes <- character(0)
+
+# Signals an error of class c("agmem_error_<class>", "agmem_error", "error", "condition") whose
+# message is the arguments pasted together, with no call; `fields` are further fields of the
+# condition object (what a handler may want besides the message).
+abort <- function(..., class = "argument", fields = list()) {
+  stopifnot(class %in% names(error_classes))
+  cond <- structure(
+    c(list(message = paste0(...), call = NULL), fields),
+    class = c(paste0("agmem_error_", class), "agmem_error", "error", "condition")
+  )
+  stop(cond)
+}
+
+# Signals a warning of class c("agmem_warning_<class>", "agmem_warning", "warning",
+# "condition"), as abort() does an error.
+warn <- function(..., class, fields = list()) {
+  stopifnot(class %in% names(warning_classes))
+  cond <- structure(
+    c(list(message = paste0(...), call = NULL), fields),
+    class = c(paste0("agmem_warning_", class), "agmem_warning", "warning", "condition")
+  )
+  warning(cond)
+}
+
+# An argument is not of the form the function takes: the error most checks raise.
+stop_arg <- function(...) {
+  abort(..., class = "argument")
+}

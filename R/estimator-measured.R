@@ -1,0 +1,128 @@
+# The estimator of a measurement (ag_measure_training_memory()): the line fitted to the measured
+# peaks, fixed + per_sample * batch, on the host for a measurement on the CPU and on the device
+# for one on the GPU. The measured step chose its own optimizer and dtype.
+
+# A measured estimator for x, an ag_measured_memory; refuses the arguments that do not apply
+# to a measurement when they are given (`given`), and a `device` other than the one measured.
+measured_estimator <- function(x, device, given, arg) {
+  refuse_frac(given, "a measurement")
+  check_measured(x, arg)
+  if (isTRUE(given$device) && device != x$device) {
+    stop_arg(
+      "`device` is \"", device, "\", but `", arg, "` was measured on device \"", x$device,
+      "\": leave `device` out to plan on the device measured, or measure again with device = \"",
+      device, "\"."
+    )
+  }
+  if (isTRUE(given$dtype)) {
+    stop_arg("`dtype` does not apply to a measurement: the measured step chose its own dtype. ",
+             "Leave `dtype` out.")
+  }
+  if (isTRUE(given$optimizer)) {
+    stop_arg("`optimizer` does not apply to a measurement: the measured step chose its own ",
+             "optimizer. Leave `optimizer` out.")
+  }
+  where <- if (x$device == "gpu") "device" else "host"
+  new_estimator(list(
+    device = x$device, dtype = NA_character_, where = where, line = line_of(x, where),
+    other = list(host = line_of(x, "host"), device = line_of(x, "device")),
+    column = paste0(where, "_peak"), label = paste(where, "peak")
+  ), "agmem_measured")
+}
+
+# The line of a checked measurement at `where`: c(fixed = , per_sample = ), doubles.
+line_of <- function(x, where) {
+  vapply(c("fixed", "per_sample"), function(n) as.double(x$line[[where]][[n]]), 0)
+}
+
+# Checks that x is an ag_measured_memory as ag_measure_training_memory() makes it: `device`
+# one of the registry's devices, and `line`, a list with `host` and `device`, each a double
+# vector with the finite elements `fixed` and `per_sample`. Returns x; refuses anything else
+# naming `arg`.
+check_measured <- function(x, arg) {
+  bad <- function(why) stop_arg("`", arg, "` is a malformed ag_measured_memory: ", why, ".")
+  if (!is.list(x) || !all(c("line", "device") %in% names(x))) {
+    bad("it needs the fields `line` and `device`")
+  }
+  devices <- registry_names("devices")
+  if (!is.character(x$device) || length(x$device) != 1L || !x$device %in% devices) {
+    bad(paste("`device` must be", choice_text(devices)))
+  }
+  line <- x$line
+  ok_part <- function(p) {
+    is.numeric(p) && all(c("fixed", "per_sample") %in% names(p)) &&
+      all(is.finite(p[c("fixed", "per_sample")]))
+  }
+  if (!is.list(line) || !all(c("host", "device") %in% names(line)) ||
+    !ok_part(line$host) || !ok_part(line$device)) {
+    bad(paste("`line` must be a list of `host` and `device`, each with finite `fixed` and",
+              "`per_sample` bytes"))
+  }
+  where <- if (x$device == "gpu") "device" else "host"
+  if (line[[where]][["per_sample"]] < 0) {
+    bad(paste0(
+      "its ", where, " line falls as the batch grows (per_sample ",
+      format(line[[where]][["per_sample"]]), " bytes): measure again at batch sizes further apart"
+    ))
+  }
+  invisible(x)
+}
+
+# A measurement has one line: its one "optimizer" is "measured".
+#' @export
+est_optimizers.agmem_measured <- function(est, optimizer, several = FALSE) {
+  "measured"
+}
+
+#' @export
+est_peak.agmem_measured <- function(est, b, optimizer) {
+  est$line[["fixed"]] + est$line[["per_sample"]] * b
+}
+
+#' @export
+est_max_batch.agmem_measured <- function(est, limit, optimizer) {
+  .Call(agmem_max_batch_line, est$line[["fixed"]], est$line[["per_sample"]], limit)
+}
+
+# One row per batch size: the planned line's `fixed` part and its `variable` part
+# (per_sample * batch), and both lines' host_peak and device_peak.
+#' @export
+est_sweep.agmem_measured <- function(est, batch_size, optimizer) {
+  b <- check_batch_sizes(batch_size)
+  peak <- function(where) est$other[[where]][["fixed"]] + est$other[[where]][["per_sample"]] * b
+  data.frame(
+    optimizer = "measured", batch_size = b, fixed = rep(est$line[["fixed"]], length(b)),
+    variable = est$line[["per_sample"]] * b, host_peak = peak("host"),
+    device_peak = if (est$device == "gpu") peak("device") else rep(0, length(b)),
+    stringsAsFactors = FALSE
+  )
+}
+
+#' @export
+est_zero_columns.agmem_measured <- function(est) {
+  "device_peak"
+}
+
+#' @export
+est_plot_parts.agmem_measured <- function(est) {
+  list(
+    bands = list(fixed = "fixed", `per sample x batch` = "variable"),
+    drop_zero = TRUE,
+    title = paste("Measured", est$where, "peak by batch size (fitted line)"),
+    ylab = est$label,
+    lines = function(optimizers) paste0(est$label, ", measured line"),
+    stack_suffix = function(optimizer) ""
+  )
+}
+
+#' @export
+format.agmem_measured <- function(x, what = c("title", "planned"), ...) {
+  switch(match.arg(what),
+    title = sprintf(
+      paste("Measured peak by batch size: the line fitted to a measurement on device \"%s\";",
+            "planned on %s"),
+      x$device, x$column
+    ),
+    planned = sprintf("the %s of the measured line (device \"%s\")", x$column, x$device)
+  )
+}

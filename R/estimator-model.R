@@ -1,0 +1,96 @@
+# The estimator of ag_training_memory()'s model: a model description (an ag_model_spec, or a
+# ggmlR model read by ag_model_spec()) on a device and dtype, planned on its host peak on the
+# CPU and its device peak on the GPU.
+
+# Whether x is a model to read with as_model_spec(): a spec, or a ggmlR model (a tensor, a
+# sequential, a layer, or a list of tensors).
+is_model <- function(x) {
+  inherits(x, c("ag_model_spec", "ag_tensor", "ag_sequential", "ag_layer")) ||
+    is_tensor_list(x) || is_layer(x)
+}
+
+# A model estimator for x on `device` and `dtype`; refuses activation_frac (`given`).
+model_estimator <- function(x, device, dtype, given, arg) {
+  refuse_frac(given, "a model")
+  spec <- as_model_spec(x, arg)
+  where <- if (device == "gpu") "device" else "host"
+  new_estimator(list(
+    spec = spec, flat = spec_ops(spec), device = device, dtype = dtype, where = where,
+    column = paste0(where, "_peak"), label = paste(where, "peak")
+  ), "agmem_model")
+}
+
+# The figures of ag_training_memory() for the estimator's model at batch b.
+model_figures <- function(est, optimizer, b) {
+  .Call(agmem_training_memory, est$spec$shapes, est$flat$units, est$flat$ops, b, optimizer,
+        est$device, est$dtype)
+}
+
+#' @export
+est_peak.agmem_model <- function(est, b, optimizer) {
+  model_figures(est, optimizer, b)[[est$column]]
+}
+
+#' @export
+est_max_batch.agmem_model <- function(est, limit, optimizer) {
+  .Call(agmem_max_batch_model, est$spec$shapes, est$flat$units, est$flat$ops, optimizer,
+        est$device, est$dtype, limit)
+}
+
+# One row per optimizer (outer) and batch size (inner): params, the bytes of each component at
+# the planned place (0 where it has none), host_peak and device_peak, each as
+# ag_training_memory() returns it.
+#' @export
+est_sweep.agmem_model <- function(est, batch_size, optimizer) {
+  b <- check_batch_sizes(batch_size)
+  parts <- registry_names("components")
+  rows <- lapply(optimizer, function(opt) {
+    one <- lapply(b, function(batch) {
+      fig <- model_figures(est, opt, batch)
+      here <- fig$where == est$where
+      bytes <- vapply(parts, function(p) sum(fig$bytes[here & fig$component == p]), 0)
+      c(fig$params, bytes, fig$host_peak, fig$device_peak)
+    })
+    do.call(rbind, one)
+  })
+  values <- as.data.frame(do.call(rbind, rows))
+  names(values) <- c("params", parts, "host_peak", "device_peak")
+  cbind(
+    data.frame(optimizer = rep(optimizer, each = length(b)),
+               batch_size = rep(b, times = length(optimizer)), stringsAsFactors = FALSE),
+    values
+  )
+}
+
+#' @export
+est_zero_columns.agmem_model <- function(est) {
+  c(registry_names("components"), "device_peak")
+}
+
+#' @export
+est_plot_parts.agmem_model <- function(est) {
+  list(
+    bands = list(weights = c("weights", "master_weights"), gradients = "gradients",
+                 `optimizer state` = "optimizer_state",
+                 transients = c("step_transients", "build_transients"),
+                 activations = c("activations", "activation_gradients")),
+    drop_zero = TRUE,
+    title = paste0("Predicted ", est$where, " peak by batch size",
+                   if (est$device == "gpu") paste0(" (gpu, ", est$dtype, ")")),
+    ylab = est$label,
+    lines = function(optimizers) paste0(est$label, ", ", optimizers),
+    stack_suffix = function(optimizer) paste0(" (", optimizer, ")")
+  )
+}
+
+#' @export
+format.agmem_model <- function(x, what = c("title", "planned"), ...) {
+  switch(match.arg(what),
+    title = sprintf(
+      "Predicted peak by batch size: ag_training_memory(), device \"%s\", %s; planned on %s",
+      x$device, x$dtype, x$column
+    ),
+    planned = sprintf("the %s of ag_training_memory() (device \"%s\", %s)", x$column,
+                      x$device, x$dtype)
+  )
+}

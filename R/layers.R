@@ -1,0 +1,177 @@
+# Layer readers: how agmem reads each ggmlR layer type it models, in one table, and what it does
+# with the layers it does not (their parameters counted, their activations not). ag_model_spec()
+# dispatches through layer_readers; every layer type of the registry has its reader here
+# (tests/testthat/test-layers.R checks both ways).
+
+# For each layer type of the registry, `is` (whether a ggmlR layer is of the type) and `read` (a
+# function of the layer, its position i and `arg`, returning list(row, ops, tensors): its row of
+# the layers table, its ops and its ag_param tensors; or list(reason) when this layer of the
+# type cannot be modelled).
+layer_readers <- list(
+  linear = list(is = function(x) is_linear(x), read = function(...) read_linear(...))
+)
+
+# The reader of a layer: the first of layer_readers whose `is` accepts it, with its type as
+# `type`; NULL when none does.
+layer_reader <- function(layer) {
+  for (type in names(layer_readers)) {
+    if (layer_readers[[type]]$is(layer)) {
+      return(c(layer_readers[[type]], type = type))
+    }
+  }
+  NULL
+}
+
+# Whether x is a non-empty list of ag_param tensors (unclassed list, every element an ag_tensor).
+is_tensor_list <- function(x) {
+  # The first element decides for plain shapes at once, so that a list of a million shapes is
+  # not walked in R before the C code reads it.
+  is.list(x) && !is.object(x) && length(x) > 0L && inherits(x[[1L]], "ag_tensor") &&
+    all(vapply(x, inherits, logical(1), what = "ag_tensor"))
+}
+
+# Whether x is a ggmlR ag_linear(): an unclassed list with the tensor W and the closure forward.
+is_linear <- function(x) {
+  is.list(x) && !is.object(x) && inherits(x[["W"]], "ag_tensor") && is.function(x[["forward"]])
+}
+
+# The layers of x in forward order: the layers of an ag_sequential, read through nested ones, or
+# x itself as a single layer. Refuses anything else, naming `arg`.
+flatten_layers <- function(x, arg, what, depth = 0L) {
+  if (depth > 100L) {
+    stop_arg("`", arg, "`: ag_sequential() models nest more than 100 deep.")
+  }
+  if (inherits(x, "ag_sequential")) {
+    layers <- if (is.environment(x) || is.list(x)) x[["layers"]] else NULL
+    if (!is.list(layers) || is.object(layers) || length(layers) == 0L) {
+      stop_arg("`", arg, "` is an ag_sequential without a non-empty list in its `layers` field.")
+    }
+    return(do.call(c, lapply(layers, flatten_layers, arg = arg, what = what,
+                             depth = depth + 1L)))
+  }
+  if (is_layer(x)) {
+    return(list(x))
+  }
+  if (is.list(x) && !is.object(x) && length(x) > 0L && all(vapply(x, is_layer, logical(1)))) {
+    return(do.call(c, lapply(x, flatten_layers, arg = arg, what = what, depth = depth + 1L)))
+  }
+  stop_arg(what, ", not ", describe_object(x), ".")
+}
+
+# Whether x looks like a ggmlR layer: an ag_linear(), an object of class "ag_layer" (every layer
+# of R/ag_layers.R), an ag_sequential, or an environment or a list with a forward() method.
+is_layer <- function(x) {
+  inherits(x, c("ag_layer", "ag_sequential")) ||
+    ((is.environment(x) || (is.list(x) && !is.data.frame(x))) && !inherits(x, "ag_tensor") &&
+      is.function(x[["forward"]]))
+}
+
+# The type of a layer for the layers table: its type in layer_readers ("linear" for an
+# ag_linear()), else its class (or its type when it has none).
+layer_type <- function(layer) {
+  reader <- layer_reader(layer)
+  if (!is.null(reader)) reader$type else if (is.object(layer)) class(layer)[[1L]] else typeof(layer)
+}
+
+# The type of a layer for messages, with ggmlR's own `name` field when it has one:
+# "ag_dropout, dropout(0.5)".
+layer_label <- function(layer) {
+  name <- layer[["name"]]
+  type <- layer_type(layer)
+  if (is.character(name) && length(name) == 1L && !is.na(name)) paste0(type, ", ", name) else type
+}
+
+# An ag_linear() layer: list(row, ops, tensors), or list(reason) when its activation is not one
+# agmem models. The activation is the `activation` variable of the forward closure's
+# environment (R/autograd.R:1683-1705 of ggmlR 0.8.8.1), NULL meaning none.
+read_linear <- function(layer, i, arg) {
+  w <- tensor_dims(layer[["W"]], paste0("layer ", i, "'s `W`"), arg)
+  if (length(w) != 2L) {
+    return(list(reason = paste0(
+      "its weight `W` has ", length(w), " dimensions, not 2 (c(out, in)): not modelled"
+    )))
+  }
+  b <- layer[["b"]]
+  has_bias <- inherits(b, "ag_tensor")
+  env <- environment(layer[["forward"]])
+  act <- if (is.environment(env)) get0("activation", envir = env, inherits = FALSE) else NULL
+  if (is.null(act)) {
+    act <- "none"
+  }
+  if (!is.character(act) || length(act) != 1L || is.na(act) ||
+    !act %in% c(registry_names("activations"), "none")) {
+    shown <- if (is.character(act) && length(act) == 1L) paste0("\"", act, "\"") else "that"
+    return(list(reason = paste0(
+      "activation ", shown, " is not one agmem models: its activation memory is not ",
+      "modelled (its parameters are counted)"
+    )))
+  }
+  list(
+    row = layer_frame("linear", w[[2L]], w[[1L]], has_bias, act),
+    ops = linear_ops(act, has_bias),
+    tensors = if (has_bias) list(layer[["W"]], b) else list(layer[["W"]])
+  )
+}
+
+# The ag_param tensors of a layer that is not covered: from its parameters() (or params())
+# method, the ggmlR contract for layers (R/ag_layers.R:18-32 of ggmlR 0.8.8.1); or else the
+# ag_tensor fields with requires_grad TRUE, in the order of their names.
+layer_tensors <- function(layer, i, arg) {
+  holder <- is.environment(layer) || is.list(layer)
+  method <- if (holder) if_null(layer[["parameters"]], layer[["params"]]) else NULL
+  if (is.function(method)) {
+    params <- tryCatch(method(), error = function(e) {
+      stop_arg("`", arg, "`: the parameters() method of layer ", i, " failed: ",
+               conditionMessage(e))
+    })
+    if (length(params) == 0L) {
+      return(list())
+    }
+    if (!is.list(params) || !all(vapply(params, inherits, logical(1), what = "ag_tensor"))) {
+      stop_arg("`", arg, "`: the parameters() method of layer ", i,
+               " must return a list of ag_param tensors.")
+    }
+    return(unname(params))
+  }
+  if (!holder) {
+    return(list())
+  }
+  fields <- if (is.environment(layer)) mget(sort(ls(layer)), envir = layer) else layer
+  keep <- vapply(fields, function(f) inherits(f, "ag_tensor") && isTRUE(f[["requires_grad"]]),
+                 logical(1))
+  unname(fields[keep])
+}
+
+# The dimensions of an ag_tensor as doubles: those of its `data` (a vector counts as one
+# column, as ggmlR makes it), or its `shape` field when the value lives on the device. Refuses a
+# tensor with neither, or with dimensions that are not positive whole numbers, naming `arg`.
+tensor_dims <- function(t, what, arg) {
+  data <- t[["data"]]
+  dims <- if (!is.null(data)) if_null(dim(data), c(length(data), 1)) else t[["shape"]]
+  if (!is.numeric(dims) || length(dims) == 0L || anyNA(dims) ||
+    any(!is.finite(dims) | dims < 1 | dims != floor(dims))) {
+    stop_arg("`", arg, "`: ", what, " has no readable shape (neither `data` nor `shape` ",
+             "gives positive whole dimensions).")
+  }
+  as.double(dims)
+}
+
+# The shapes of the tensors, each tensor counted once however often it appears (ggmlR's
+# optimizers keep a shared tensor once: .ag_opt_unique_params).
+unique_shapes <- function(tensors, arg) {
+  seen <- list()
+  shapes <- list()
+  for (k in seq_along(tensors)) {
+    t <- tensors[[k]]
+    if (any(vapply(seen, identical, logical(1), t))) next
+    seen[[length(seen) + 1L]] <- t
+    shapes[[length(shapes) + 1L]] <- tensor_dims(t, paste0("parameter ", k), arg)
+  }
+  shapes
+}
+
+# The ops of one ag_linear() layer in its forward pass (R/autograd.R:1694-1702 of ggmlR 0.8.8.1):
+# the product, the bias, then the activation unless it is "none".
+linear_ops <- function(activation, bias = TRUE) {
+  c("matmul", if (bias) "add", if (activation != "none") activation)
+}

@@ -1,0 +1,135 @@
+/* registry.c: the name tables and rule tables of rules.c, as R objects, for R to read. */
+#include "agmem.h"
+
+/* A CHARSXP for name code i of names, or "any" for AGMEM_ANY. */
+static SEXP code_name(int i, const char *const *names)
+{
+    return Rf_mkChar(i == AGMEM_ANY ? "any" : names[i]);
+}
+
+/* Allocates, as element `col` of list, a vector of type and length n; returns it (protected by
+   the list, which the caller protects). */
+static SEXP column(SEXP list, int col, SEXPTYPE type, R_xlen_t n)
+{
+    SEXP v = Rf_allocVector(type, n);
+    SET_VECTOR_ELT(list, col, v);
+    return v;
+}
+
+/* .Call entry of the internal training_rules(): the three tables of rules.c as a list of three
+   lists of columns. `param`: optimizer, device, dtype ("any" for a wildcard), component,
+   where, bytes (per parameter), basis ("measured" or "source only"), cite, alloc_step and
+   alloc_once. `unit`: op, device, component, where, bytes (per unit and sample), basis, cite and
+   alloc_step. `gc`: device, figure, value and cite. Takes no argument. */
+SEXP agmem_training_rules(void)
+{
+    const char *outer[] = {"param", "unit", "gc", ""};
+    const char *pcols[] = {"optimizer", "device", "dtype", "component", "where", "bytes",
+                           "basis", "cite", "alloc_step", "alloc_once", ""};
+    const char *ucols[] = {"op", "device", "component", "where", "bytes", "basis", "cite",
+                           "alloc_step", ""};
+    const char *gcols[] = {"device", "figure", "value", "cite", ""};
+    SEXP out = PROTECT(Rf_mkNamed(VECSXP, outer));
+
+    R_xlen_t np = agmem_n_param_rules;
+    SEXP p = Rf_mkNamed(VECSXP, pcols);
+    SET_VECTOR_ELT(out, 0, p);
+    SEXP p_str[10];
+    for (int c = 0; c < 10; c++)
+        p_str[c] = column(p, c, (c == 5 || c >= 8) ? REALSXP : STRSXP, np);
+    for (R_xlen_t i = 0; i < np; i++) {
+        const agmem_param_rule *r = &agmem_param_rules[i];
+        SET_STRING_ELT(p_str[0], i, code_name(r->optimizer, agmem_optimizer_names));
+        SET_STRING_ELT(p_str[1], i, code_name(r->device, agmem_device_names));
+        SET_STRING_ELT(p_str[2], i, code_name(r->dtype, agmem_dtype_names));
+        SET_STRING_ELT(p_str[3], i, Rf_mkChar(agmem_component_names[r->component]));
+        SET_STRING_ELT(p_str[4], i, Rf_mkChar(agmem_where_names[r->where]));
+        REAL(p_str[5])[i] = r->bytes;
+        SET_STRING_ELT(p_str[6], i, Rf_mkChar(agmem_basis_names[r->basis]));
+        SET_STRING_ELT(p_str[7], i, Rf_mkChar(r->cite));
+        REAL(p_str[8])[i] = r->alloc_step;
+        REAL(p_str[9])[i] = r->alloc_once;
+    }
+
+    R_xlen_t nu = agmem_n_unit_rules;
+    SEXP u = Rf_mkNamed(VECSXP, ucols);
+    SET_VECTOR_ELT(out, 1, u);
+    SEXP u_col[8];
+    for (int c = 0; c < 8; c++)
+        u_col[c] = column(u, c, (c == 4 || c == 7) ? REALSXP : STRSXP, nu);
+    for (R_xlen_t i = 0; i < nu; i++) {
+        const agmem_unit_rule *r = &agmem_unit_rules[i];
+        SET_STRING_ELT(u_col[0], i, Rf_mkChar(r->op));
+        SET_STRING_ELT(u_col[1], i, code_name(r->device, agmem_device_names));
+        SET_STRING_ELT(u_col[2], i, Rf_mkChar(agmem_component_names[r->component]));
+        SET_STRING_ELT(u_col[3], i, Rf_mkChar(agmem_where_names[r->where]));
+        REAL(u_col[4])[i] = r->bytes;
+        SET_STRING_ELT(u_col[5], i, Rf_mkChar(agmem_basis_names[r->basis]));
+        SET_STRING_ELT(u_col[6], i, Rf_mkChar(r->cite));
+        REAL(u_col[7])[i] = r->alloc_step;
+    }
+
+    R_xlen_t ng = agmem_n_gc_rules;
+    SEXP g = Rf_mkNamed(VECSXP, gcols);
+    SET_VECTOR_ELT(out, 2, g);
+    SEXP g_col[4];
+    for (int c = 0; c < 4; c++)
+        g_col[c] = column(g, c, c == 2 ? REALSXP : STRSXP, ng);
+    for (R_xlen_t i = 0; i < ng; i++) {
+        const agmem_gc_rule *r = &agmem_gc_rules[i];
+        SET_STRING_ELT(g_col[0], i, code_name(r->device, agmem_device_names));
+        SET_STRING_ELT(g_col[1], i, Rf_mkChar(agmem_gc_names[r->figure]));
+        REAL(g_col[2])[i] = r->value;
+        SET_STRING_ELT(g_col[3], i, Rf_mkChar(r->cite));
+    }
+    UNPROTECT(1);
+    return out;
+}
+
+/* A character vector of the count names. */
+static SEXP names_vector(const char *const *names, R_xlen_t count)
+{
+    SEXP v = PROTECT(Rf_allocVector(STRSXP, count));
+    for (R_xlen_t i = 0; i < count; i++)
+        SET_STRING_ELT(v, i, Rf_mkChar(names[i]));
+    UNPROTECT(1);
+    return v;
+}
+
+/* .Call entry of the registry (R/registry.R reads it once, when the package loads): a list of
+   `optimizers` (a list of `name` and `copies`, the optimizer-state copies of ggmlR's formula),
+   `devices`, `dtypes`, `components`, `places` (character vectors, in the order of the code's
+   enums), `ops` (a list of `name` and `kind`, "data", "linear", "activation" or "loss") and
+   `layers` (the layer types agmem models). Takes no argument. */
+SEXP agmem_registry(void)
+{
+    const char *outer[] = {"optimizers", "devices", "dtypes", "components", "places", "ops",
+                           "layers", ""};
+    const char *opt_cols[] = {"name", "copies", ""};
+    const char *op_cols[] = {"name", "kind", ""};
+    SEXP out = PROTECT(Rf_mkNamed(VECSXP, outer));
+
+    SEXP opt = Rf_mkNamed(VECSXP, opt_cols);
+    SET_VECTOR_ELT(out, 0, opt);
+    SET_VECTOR_ELT(opt, 0, names_vector(agmem_optimizer_names, AGMEM_N_OPTIMIZERS));
+    SEXP copies = column(opt, 1, INTSXP, AGMEM_N_OPTIMIZERS);
+    for (int i = 0; i < AGMEM_N_OPTIMIZERS; i++)
+        INTEGER(copies)[i] = agmem_optimizer_copies[i];
+
+    SET_VECTOR_ELT(out, 1, names_vector(agmem_device_names, AGMEM_N_DEVICES));
+    SET_VECTOR_ELT(out, 2, names_vector(agmem_dtype_names, AGMEM_N_DTYPES));
+    SET_VECTOR_ELT(out, 3, names_vector(agmem_component_names, AGMEM_N_COMPONENTS));
+    SET_VECTOR_ELT(out, 4, names_vector(agmem_where_names, AGMEM_N_WHERE));
+
+    SEXP ops = Rf_mkNamed(VECSXP, op_cols);
+    SET_VECTOR_ELT(out, 5, ops);
+    SEXP op_name = column(ops, 0, STRSXP, agmem_n_ops);
+    SEXP op_kind = column(ops, 1, STRSXP, agmem_n_ops);
+    for (R_xlen_t i = 0; i < agmem_n_ops; i++) {
+        SET_STRING_ELT(op_name, i, Rf_mkChar(agmem_ops[i].name));
+        SET_STRING_ELT(op_kind, i, Rf_mkChar(agmem_op_kind_names[agmem_ops[i].kind]));
+    }
+    SET_VECTOR_ELT(out, 6, names_vector(agmem_layer_names, agmem_n_layers));
+    UNPROTECT(1);
+    return out;
+}
