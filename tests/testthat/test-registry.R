@@ -1,0 +1,65 @@
+# The registry (R/registry.R): the names of src/rules.c, read once at load, and what depends on
+# them.
+
+reg <- function(table) agmem:::registry_names(table)
+
+test_that("the registry holds the names of the C tables", {
+  expect_identical(reg("optimizers"), c("adam", "sgd", "sgd_plain"))
+  expect_identical(reg("copies"), c(adam = 2L, sgd = 1L, sgd_plain = 0L))
+  expect_identical(reg("devices"), c("cpu", "gpu"))
+  expect_identical(reg("dtypes"), c("f32", "f16", "bf16"))
+  expect_identical(reg("places"), c("host", "device"))
+  expect_identical(reg("losses"), c("mse", "cross_entropy", "softmax_cross_entropy"))
+  expect_identical(reg("activations"), c("relu", "sigmoid", "tanh", "softmax"))
+  expect_identical(reg("layers"), "linear")
+  expect_setequal(reg("ops")$kind, c("data", "linear", "activation", "loss"))
+})
+
+test_that("the exported functions' defaults show the registry's choices", {
+  ns <- asNamespace("agmem")
+  default <- function(fun, arg) eval(formals(get(fun, envir = ns))[[arg]])
+  for (fun in c("ag_estimate_training_memory", "ag_training_memory", "ag_max_batch_size",
+                "ag_memory_sweep")) {
+    expect_identical(default(fun, "optimizer"), reg("optimizers"), label = fun)
+  }
+  for (fun in c("ag_training_memory", "ag_max_batch_size", "ag_memory_sweep",
+                "ag_measure_training_memory")) {
+    expect_identical(default(fun, "device"), reg("devices"), label = fun)
+  }
+  for (fun in c("ag_training_memory", "ag_max_batch_size", "ag_memory_sweep")) {
+    expect_identical(default(fun, "dtype"), reg("dtypes"), label = fun)
+  }
+  for (fun in c("ag_dense_stack", "ag_model_spec")) {
+    expect_identical(default(fun, "loss"), reg("losses"), label = fun)
+  }
+})
+
+test_that("every op of the registry has rules on every device, and every rule names an op", {
+  rules <- agmem:::training_rules()
+  ops <- reg("ops")$name
+  expect_setequal(unique(rules$unit$op), ops)
+  for (device in reg("devices")) {
+    expect_setequal(unique(rules$unit$op[rules$unit$device == device]), ops)
+  }
+  named <- function(col, table) setdiff(unique(col), c("any", reg(table)))
+  expect_length(named(rules$param$optimizer, "optimizers"), 0L)
+  expect_length(named(rules$param$device, "devices"), 0L)
+  expect_length(named(rules$param$dtype, "dtypes"), 0L)
+  expect_length(named(rules$param$component, "components"), 0L)
+  expect_length(named(rules$unit$component, "components"), 0L)
+  expect_length(named(rules$gc$device, "devices"), 0L)
+})
+
+test_that("every layer type of the registry has its reader, and every reader a type", {
+  expect_identical(names(agmem:::layer_readers), reg("layers"))
+})
+
+test_that("the C code refuses a name the registry does not hold", {
+  spec <- ag_dense_stack(c(4, 2))
+  flat <- agmem:::spec_ops(spec)
+  expect_agmem_error(.Call(agmem:::agmem_training_memory, spec$shapes, flat$units, flat$ops, 1,
+                           "adagrad", "cpu", "f32"), "`optimizer`", class = "agmem_error_argument")
+  expect_agmem_error(.Call(agmem:::agmem_training_memory, spec$shapes, 2, "gelu", 1, "adam",
+                           "cpu", "f32"), "`ops`: element 1, \"gelu\", is not an op",
+                     class = "agmem_error_argument")
+})
