@@ -9,13 +9,17 @@
 #' The message names the argument concerned in backticks and says what was
 #' expected. The classes:
 #'
-#' | Class | When |
-#' |:------|:-----|
-#' | `agmem_error_argument` | an argument is not of the form the function takes (its type, length, value or unit) |
-#' | `agmem_error_overflow` | a figure would not be finite in a double (a count of scalars, bytes or rows too large) |
-#' | `agmem_error_unavailable` | what the call needs is not there: a suggested package (ps, callr, ggmlR), Linux's `/proc`, or a memory figure that cannot be read |
-#' | `agmem_error_measurement` | the R process measuring a training step failed: the step's own error, a crash, or a process that quit |
-#' | `agmem_error_memory` | the call itself would need more memory than is available (a sweep of too many rows) |
+#' * `agmem_error_argument`: an argument is not of the form the function takes
+#'   (its type, length, value or unit);
+#' * `agmem_error_overflow`: a figure would not be finite in a double (a count
+#'   of scalars, bytes or rows too large);
+#' * `agmem_error_unavailable`: what the call needs is not there: a suggested
+#'   package (ps, callr, ggmlR), Linux's `/proc`, or a memory figure that
+#'   cannot be read;
+#' * `agmem_error_measurement`: the R process measuring a training step failed:
+#'   the step's own error, a crash, or a process that quit;
+#' * `agmem_error_memory`: the call itself would need more memory than is
+#'   available (a sweep of too many rows).
 #'
 #' Each is also of class `"error"` and `"condition"`; warnings are also of
 #' class `"warning"`.

@@ -27,19 +27,19 @@ formula_copies <- function(optimizer) {
 }
 
 #' @export
-est_peak.agmem_formula <- function(est, b, optimizer) {
+est_peak.agmem_formula <- function(est, b, optimizer) { # nolint: object_name_linter.
   .Call(agmem_estimate, est$shapes, formula_copies(optimizer)[[1L]], est$frac, b)[[6L]]
 }
 
 #' @export
-est_max_batch.agmem_formula <- function(est, limit, optimizer) {
+est_max_batch.agmem_formula <- function(est, limit, optimizer) { # nolint: object_name_linter.
   .Call(agmem_max_batch, est$shapes, formula_copies(optimizer)[[1L]], est$frac, limit)
 }
 
 # One row per optimizer (outer) and batch size (inner), each row's figures those of
 # ag_estimate_training_memory(); the attribute "activation_frac" keeps the fraction.
 #' @export
-est_sweep.agmem_formula <- function(est, batch_size, optimizer) {
+est_sweep.agmem_formula <- function(est, batch_size, optimizer) { # nolint: object_name_linter.
   check_sweep_memory(length(optimizer) * as.double(length(batch_size)))
   cols <- .Call(agmem_sweep, est$shapes, unname(formula_copies(optimizer)), est$frac,
                 batch_size)
@@ -56,7 +56,7 @@ est_sweep.agmem_formula <- function(est, batch_size, optimizer) {
 }
 
 #' @export
-est_plot_parts.agmem_formula <- function(est) {
+est_plot_parts.agmem_formula <- function(est) { # nolint: object_name_linter.
   list(
     bands = list(weights = "weights", gradients = "gradients",
                  `optimizer state` = "optimizer_state", activations = "activations"),

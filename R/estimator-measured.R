@@ -70,24 +70,25 @@ check_measured <- function(x, arg) {
 
 # A measurement has one line: its one "optimizer" is "measured".
 #' @export
-est_optimizers.agmem_measured <- function(est, optimizer, several = FALSE) {
+est_optimizers.agmem_measured <- function(est, optimizer, # nolint: object_name_linter.
+                                          several = FALSE) {
   "measured"
 }
 
 #' @export
-est_peak.agmem_measured <- function(est, b, optimizer) {
+est_peak.agmem_measured <- function(est, b, optimizer) { # nolint: object_name_linter.
   est$line[["fixed"]] + est$line[["per_sample"]] * b
 }
 
 #' @export
-est_max_batch.agmem_measured <- function(est, limit, optimizer) {
+est_max_batch.agmem_measured <- function(est, limit, optimizer) { # nolint: object_name_linter.
   .Call(agmem_max_batch_line, est$line[["fixed"]], est$line[["per_sample"]], limit)
 }
 
 # One row per batch size: the planned line's `fixed` part and its `variable` part
 # (per_sample * batch), and both lines' host_peak and device_peak.
 #' @export
-est_sweep.agmem_measured <- function(est, batch_size, optimizer) {
+est_sweep.agmem_measured <- function(est, batch_size, optimizer) { # nolint: object_name_linter.
   b <- check_batch_sizes(batch_size)
   peak <- function(where) est$other[[where]][["fixed"]] + est$other[[where]][["per_sample"]] * b
   data.frame(
@@ -99,12 +100,12 @@ est_sweep.agmem_measured <- function(est, batch_size, optimizer) {
 }
 
 #' @export
-est_zero_columns.agmem_measured <- function(est) {
+est_zero_columns.agmem_measured <- function(est) { # nolint: object_name_linter.
   "device_peak"
 }
 
 #' @export
-est_plot_parts.agmem_measured <- function(est) {
+est_plot_parts.agmem_measured <- function(est) { # nolint: object_name_linter.
   list(
     bands = list(fixed = "fixed", `per sample x batch` = "variable"),
     drop_zero = TRUE,

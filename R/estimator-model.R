@@ -27,12 +27,12 @@ model_figures <- function(est, optimizer, b) {
 }
 
 #' @export
-est_peak.agmem_model <- function(est, b, optimizer) {
+est_peak.agmem_model <- function(est, b, optimizer) { # nolint: object_name_linter.
   model_figures(est, optimizer, b)[[est$column]]
 }
 
 #' @export
-est_max_batch.agmem_model <- function(est, limit, optimizer) {
+est_max_batch.agmem_model <- function(est, limit, optimizer) { # nolint: object_name_linter.
   .Call(agmem_max_batch_model, est$spec$shapes, est$flat$units, est$flat$ops, optimizer,
         est$device, est$dtype, limit)
 }
@@ -41,7 +41,7 @@ est_max_batch.agmem_model <- function(est, limit, optimizer) {
 # the planned place (0 where it has none), host_peak and device_peak, each as
 # ag_training_memory() returns it.
 #' @export
-est_sweep.agmem_model <- function(est, batch_size, optimizer) {
+est_sweep.agmem_model <- function(est, batch_size, optimizer) { # nolint: object_name_linter.
   b <- check_batch_sizes(batch_size)
   parts <- registry_names("components")
   rows <- lapply(optimizer, function(opt) {
@@ -63,12 +63,12 @@ est_sweep.agmem_model <- function(est, batch_size, optimizer) {
 }
 
 #' @export
-est_zero_columns.agmem_model <- function(est) {
+est_zero_columns.agmem_model <- function(est) { # nolint: object_name_linter.
   c(registry_names("components"), "device_peak")
 }
 
 #' @export
-est_plot_parts.agmem_model <- function(est) {
+est_plot_parts.agmem_model <- function(est) { # nolint: object_name_linter.
   list(
     bands = list(weights = c("weights", "master_weights"), gradients = "gradients",
                  `optimizer state` = "optimizer_state",

@@ -46,7 +46,8 @@ refuse_frac <- function(given, what) {
 est_optimizers <- function(est, optimizer, several = FALSE) UseMethod("est_optimizers")
 
 #' @export
-est_optimizers.agmem_estimator <- function(est, optimizer, several = FALSE) {
+est_optimizers.agmem_estimator <- function(est, optimizer, # nolint: object_name_linter.
+                                           several = FALSE) {
   match_optimizer(optimizer, several = several)
 }
 
@@ -74,7 +75,7 @@ est_plot_parts <- function(est) UseMethod("est_plot_parts")
 est_zero_columns <- function(est) UseMethod("est_zero_columns")
 
 #' @export
-est_zero_columns.agmem_estimator <- function(est) {
+est_zero_columns.agmem_estimator <- function(est) { # nolint: object_name_linter.
   NULL
 }
 

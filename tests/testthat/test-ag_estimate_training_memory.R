@@ -206,7 +206,8 @@ test_that("bad shapes are errors that name the argument and the shape", {
 test_that("bad shapes are errors that name the argument and the shape, value by value", {
   non_empty <- list(list(), "a", NULL, TRUE, factor(1), new.env(), sum, mean, 1i, as.raw(1))
   for (bad in non_empty) {
-    expect_agmem_error(ag_estimate_training_memory(bad), "non-empty", class = "agmem_error_argument")
+    expect_agmem_error(ag_estimate_training_memory(bad), "non-empty",
+                       class = "agmem_error_argument")
   }
   bad_shapes <- list(
     "5", TRUE, factor(c(2, 3)), 1i, as.raw(2), NULL, list(2), new.env(), sum, numeric(0),
@@ -280,7 +281,8 @@ test_that("bad scalar arguments are errors that name them, value by value", {
   }
   for (bad in list(1, NA, NA_character_, "", "s", "Adam", c("sgd", "adam"), character(0),
                    factor("adam"))) {
-    expect_agmem_error(ag_estimate_training_memory(mlp, optimizer = bad, quiet = TRUE), "`optimizer`")
+    expect_agmem_error(ag_estimate_training_memory(mlp, optimizer = bad, quiet = TRUE),
+                       "`optimizer`")
   }
   for (bad in list(NULL, NA, 1, "TRUE", c(TRUE, FALSE), logical(0))) {
     expect_agmem_error(ag_estimate_training_memory(mlp, quiet = bad), "`quiet`")
@@ -322,9 +324,11 @@ test_that("long shape vectors and long lists are read correctly", {
 test_that("refused values are written so that they are visibly not whole", {
   expect_agmem_error(ag_estimate_training_memory(list(c(3 + 4e-15, 2))),
                "element 1 is 3.000000000000004.", fixed = TRUE)
-  expect_agmem_error(ag_estimate_training_memory(1, 1 + 2^-52), "not 1.0000000000000002.", fixed = TRUE)
+  expect_agmem_error(ag_estimate_training_memory(1, 1 + 2^-52), "not 1.0000000000000002.",
+                     fixed = TRUE)
   expect_agmem_error(ag_estimate_training_memory(1, 2^31 - 0.5), "not 2147483647.5.", fixed = TRUE)
-  expect_agmem_error(ag_estimate_training_memory(list(c(2, 2.5))), "element 2 is 2.5.", fixed = TRUE)
+  expect_agmem_error(ag_estimate_training_memory(list(c(2, 2.5))), "element 2 is 2.5.",
+                     fixed = TRUE)
 })
 
 test_that("ALTREP compact sequences are read without being expanded", {

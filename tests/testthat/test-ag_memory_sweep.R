@@ -84,8 +84,10 @@ test_that("the .Call entry point checks every argument it reads", {
   out <- call()
   expect_length(out, 6L)
   expect_identical(lengths(out), rep(6L, 6L))
-  for (bad in list(NULL, integer(0), c(2, 5), NA, "a")) expect_agmem_error(call(k = bad), "`multiplier`")
-  for (bad in list(NULL, numeric(0), c(1, -1), "a")) expect_agmem_error(call(batch = bad), "`batch_size`")
+  for (bad in list(NULL, integer(0), c(2, 5), NA, "a")) expect_agmem_error(call(k = bad),
+                                                                           "`multiplier`")
+  for (bad in list(NULL, numeric(0), c(1, -1), "a")) expect_agmem_error(call(batch = bad),
+                                                                        "`batch_size`")
   expect_agmem_error(call(frac = "a"), "`activation_frac`")
   expect_agmem_error(call(shapes = NULL), "`shapes`")
 })
@@ -94,7 +96,8 @@ test_that("a sweep of more rows than a vector can hold is refused before any bat
   skip_if(.Machine$sizeof.pointer < 8L, "no long vectors on a 32-bit build")
   # (2^21 + 1) multipliers times 2^31 - 1 batch sizes (a compact sequence) exceed 2^52 rows.
   multipliers <- rep_len(0:2, 2^21 + 1)
-  expect_agmem_error(.Call(agmem:::agmem_sweep, 1, multipliers, 0.01, seq_len(.Machine$integer.max)),
+  expect_agmem_error(.Call(agmem:::agmem_sweep, 1, multipliers, 0.01,
+                           seq_len(.Machine$integer.max)),
                "too many rows")
 })
 
@@ -166,7 +169,8 @@ test_that("a sweep that would not fit in the memory available is refused before 
   old <- options(agmem.memory_reader = function() 2^30)
   on.exit(options(old), add = TRUE)
   expect_snapshot(error = TRUE, ag_memory_sweep(list(1), batch_size = 1:1e9))
-  expect_agmem_error(ag_memory_sweep(list(1), 1:1e8, "adam"), "needs about 7.45 GiB.*1.00 GiB avail")
+  expect_agmem_error(ag_memory_sweep(list(1), 1:1e8, "adam"),
+                     "needs about 7.45 GiB.*1.00 GiB avail")
   expect_identical(nrow(ag_memory_sweep(list(1), 1:1e6, "adam")), 1000000L)
   # The reader's answer is what decides.
   options(agmem.memory_reader = function() 1e6)

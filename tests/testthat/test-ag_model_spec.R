@@ -128,11 +128,13 @@ test_that("a malformed spec is refused, naming the argument", {
   )
   for (edit in edits) {
     bad <- structure(edit(unclass(spec)), class = "ag_model_spec")
-    expect_agmem_error(ag_training_memory(bad, quiet = TRUE), "`model` is a malformed ag_model_spec")
+    expect_agmem_error(ag_training_memory(bad, quiet = TRUE),
+                       "`model` is a malformed ag_model_spec")
   }
   bad_ops <- spec
   bad_ops$ops <- list(c("matmul", "conv2d"))
-  expect_agmem_error(ag_training_memory(bad_ops, quiet = TRUE), "\"conv2d\", is not an op agmem models")
+  expect_agmem_error(ag_training_memory(bad_ops, quiet = TRUE),
+                     "\"conv2d\", is not an op agmem models")
 })
 
 test_that("real ggmlR models read as their fakes do", {

@@ -353,7 +353,8 @@ test_that("bad arguments are errors that name them, value by value", {
     expect_agmem_error(ag_training_memory(mlp, device = bad, quiet = TRUE), "`device`")
   }
   for (bad in list(NULL, 1, NA, "", "f64", c("f16", "f32"), factor("f32"))) {
-    expect_agmem_error(ag_training_memory(mlp, device = "gpu", dtype = bad, quiet = TRUE), "`dtype`")
+    expect_agmem_error(ag_training_memory(mlp, device = "gpu", dtype = bad, quiet = TRUE),
+                       "`dtype`")
   }
   for (dt in c("f16", "bf16")) {
     expect_agmem_error(ag_training_memory(mlp, dtype = dt, quiet = TRUE),

@@ -90,7 +90,8 @@ test_that("batch sizes are checked by the C reader, with its messages", {
                  class = "agmem_error_argument")
   }
   for (bad in list(0, -1, 2.5, NA, NaN, Inf, 2^31)) {
-    expect_agmem_error(check(c(1, bad)), "`batch_size` must hold whole numbers from 1 to 2147483647",
+    expect_agmem_error(check(c(1, bad)),
+                       "`batch_size` must hold whole numbers from 1 to 2147483647",
                  class = "agmem_error_argument")
   }
 })
