@@ -100,7 +100,7 @@ est_sweep.agmem_measured <- function(est, batch_size, optimizer) { # nolint: obj
 }
 
 #' @export
-est_zero_columns.agmem_measured <- function(est) { # nolint: object_name_linter.
+est_zero_columns.agmem_measured <- function(est) { # nolint: object_name_linter, object_length_linter.
   "device_peak"
 }
 
