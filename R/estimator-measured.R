@@ -100,9 +100,11 @@ est_sweep.agmem_measured <- function(est, batch_size, optimizer) { # nolint: obj
 }
 
 #' @export
-est_zero_columns.agmem_measured <- function(est) { # nolint: object_name_linter, object_length_linter.
+# nolint start: object_name_linter, object_length_linter.
+est_zero_columns.agmem_measured <- function(est) {
   "device_peak"
 }
+# nolint end
 
 #' @export
 est_plot_parts.agmem_measured <- function(est) { # nolint: object_name_linter.
