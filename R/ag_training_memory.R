@@ -200,8 +200,8 @@ format.ag_training_memory <- function(x, units = "iec", ...) {
               regime_bytes[[3L]])
     )
   }
-  if (x$device == "cpu") {
-    lines <- c(lines, "device peak: none (device \"cpu\")")
+  if (planned_place(x$device) == "host") {
+    lines <- c(lines, sprintf("device peak: none (device \"%s\")", x$device))
   } else {
     lines <- c(lines, peak_lines("device", all_bytes[[2L]], "device peak"))
   }

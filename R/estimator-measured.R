@@ -22,7 +22,7 @@ measured_estimator <- function(x, device, given, arg) {
     stop_arg("`optimizer` does not apply to a measurement: the measured step chose its own ",
              "optimizer. Leave `optimizer` out.")
   }
-  where <- if (x$device == "gpu") "device" else "host"
+  where <- planned_place(x$device)
   new_estimator(list(
     device = x$device, dtype = NA_character_, where = where, line = line_of(x, where),
     other = list(host = line_of(x, "host"), device = line_of(x, "device")),
@@ -58,7 +58,7 @@ check_measured <- function(x, arg) {
     bad(paste("`line` must be a list of `host` and `device`, each with finite `fixed` and",
               "`per_sample` bytes"))
   }
-  where <- if (x$device == "gpu") "device" else "host"
+  where <- planned_place(x$device)
   if (line[[where]][["per_sample"]] < 0) {
     bad(paste0(
       "its ", where, " line falls as the batch grows (per_sample ",
@@ -94,7 +94,7 @@ est_sweep.agmem_measured <- function(est, batch_size, optimizer) { # nolint: obj
   data.frame(
     optimizer = "measured", batch_size = b, fixed = rep(est$line[["fixed"]], length(b)),
     variable = est$line[["per_sample"]] * b, host_peak = peak("host"),
-    device_peak = if (est$device == "gpu") peak("device") else rep(0, length(b)),
+    device_peak = if (est$where == "device") peak("device") else rep(0, length(b)),
     stringsAsFactors = FALSE
   )
 }

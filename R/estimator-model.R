@@ -13,7 +13,7 @@ is_model <- function(x) {
 model_estimator <- function(x, device, dtype, given, arg) {
   refuse_frac(given, "a model")
   spec <- as_model_spec(x, arg)
-  where <- if (device == "gpu") "device" else "host"
+  where <- planned_place(device)
   new_estimator(list(
     spec = spec, flat = spec_ops(spec), device = device, dtype = dtype, where = where,
     column = paste0(where, "_peak"), label = paste(where, "peak")
@@ -76,7 +76,7 @@ est_plot_parts.agmem_model <- function(est) { # nolint: object_name_linter.
                  activations = c("activations", "activation_gradients")),
     drop_zero = TRUE,
     title = paste0("Predicted ", est$where, " peak by batch size",
-                   if (est$device == "gpu") paste0(" (gpu, ", est$dtype, ")")),
+                   if (est$where == "device") paste0(" (", est$device, ", ", est$dtype, ")")),
     ylab = est$label,
     lines = function(optimizers) paste0(est$label, ", ", optimizers),
     stack_suffix = function(optimizer) paste0(" (", optimizer, ")")

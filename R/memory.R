@@ -33,7 +33,7 @@ available_memory <- function() {
 # The budget of an estimator in bytes: `budget` as parse_budget() reads it; NULL is the memory
 # available on the host for device "cpu", and the GPU's free memory for device "gpu".
 plan_budget <- function(budget, est) {
-  if (is.null(budget) && est$device == "gpu") {
+  if (is.null(budget) && est$where == "device") {
     return(gpu_free_memory())
   }
   parse_budget(budget)

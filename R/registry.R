@@ -9,7 +9,8 @@ registry <- new.env(parent = emptyenv())
 # optimizer-state copies, named by optimizer), `devices`, `dtypes`, `components`, `places`,
 # `ops` (a data frame of `name` and `kind`), `activations` (the ops of kind "activation"),
 # `losses` (the losses as the user names them: the ops of kind "loss" without "loss_") and
-# `layers` (the layer types agmem models).
+# `layers` (the layer types agmem models) and `device_places` (for each device, named, the place
+# whose peak limits a run there: "host" or "device").
 load_registry <- function() {
   reg <- .Call(agmem_registry)
   registry$optimizers <- reg$optimizers$name
@@ -22,6 +23,7 @@ load_registry <- function() {
   registry$activations <- reg$ops$name[reg$ops$kind == "activation"]
   registry$losses <- sub("^loss_", "", reg$ops$name[reg$ops$kind == "loss"])
   registry$layers <- reg$layers
+  registry$device_places <- structure(reg$device_places, names = reg$devices)
   invisible(registry)
 }
 
@@ -32,6 +34,11 @@ load_registry <- function() {
 # The names of one table of the registry ("optimizers", "devices", ...).
 registry_names <- function(table) {
   get(table, envir = registry, inherits = FALSE)
+}
+
+# The place whose peak limits a run on `device`, the one planned on: "host" or "device".
+planned_place <- function(device) {
+  registry$device_places[[device]]
 }
 
 # The op of a loss in the rule table: "mse" is "loss_mse".

@@ -180,6 +180,7 @@ typedef struct {
 /* rules.c */
 extern const char *const agmem_optimizer_names[AGMEM_N_OPTIMIZERS];
 extern const int agmem_optimizer_copies[AGMEM_N_OPTIMIZERS];
+extern const int agmem_device_place[AGMEM_N_DEVICES];
 extern const char *const agmem_op_kind_names[AGMEM_N_OP_KINDS];
 extern const agmem_op agmem_ops[];
 extern const R_xlen_t agmem_n_ops;

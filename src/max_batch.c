@@ -103,7 +103,7 @@ SEXP agmem_max_batch_model(SEXP shapes, SEXP units, SEXP ops, SEXP optimizer, SE
     agmem_model m;
     agmem_model_read(shapes, units, ops, optimizer, device, dtype, &m);
     double lim = agmem_arg_bytes(limit, "budget");
-    int where = m.device == AGMEM_GPU ? AGMEM_DEVICE : AGMEM_HOST;
+    int where = agmem_device_place[m.device];
     model_plan p = {&m, where, lim};
     return Rf_ScalarReal(largest_batch(model_fits, &p, m.grows[where]));
 }

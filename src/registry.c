@@ -100,11 +100,12 @@ static SEXP names_vector(const char *const *names, R_xlen_t count)
    `optimizers` (a list of `name` and `copies`, the optimizer-state copies of ggmlR's formula),
    `devices`, `dtypes`, `components`, `places` (character vectors, in the order of the code's
    enums), `ops` (a list of `name` and `kind`, "data", "linear", "activation" or "loss") and
-   `layers` (the layer types agmem models). Takes no argument. */
+   `layers` (the layer types agmem models) and `device_places` (for each device, the place whose
+   peak the planners plan on). Takes no argument. */
 SEXP agmem_registry(void)
 {
     const char *outer[] = {"optimizers", "devices", "dtypes", "components", "places", "ops",
-                           "layers", ""};
+                           "layers", "device_places", ""};
     const char *opt_cols[] = {"name", "copies", ""};
     const char *op_cols[] = {"name", "kind", ""};
     SEXP out = PROTECT(Rf_mkNamed(VECSXP, outer));
@@ -130,6 +131,10 @@ SEXP agmem_registry(void)
         SET_STRING_ELT(op_kind, i, Rf_mkChar(agmem_op_kind_names[agmem_ops[i].kind]));
     }
     SET_VECTOR_ELT(out, 6, names_vector(agmem_layer_names, agmem_n_layers));
+    SEXP places = Rf_allocVector(STRSXP, AGMEM_N_DEVICES);
+    SET_VECTOR_ELT(out, 7, places);
+    for (int i = 0; i < AGMEM_N_DEVICES; i++)
+        SET_STRING_ELT(places, i, Rf_mkChar(agmem_where_names[agmem_device_place[i]]));
     UNPROTECT(1);
     return out;
 }

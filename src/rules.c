@@ -32,6 +32,10 @@ const char *const agmem_optimizer_names[AGMEM_N_OPTIMIZERS] = {"adam", "sgd", "s
    order of agmem_optimizer_names. ag_estimate_training_memory() and its planners use these. */
 const int agmem_optimizer_copies[AGMEM_N_OPTIMIZERS] = {2, 1, 0};
 const char *const agmem_device_names[AGMEM_N_DEVICES] = {"cpu", "gpu"};
+/* The place whose peak limits a run on each device, the one the planners plan on: the host for
+   "cpu" (everything is an R double), the device for "gpu" (ag_device("gpu") keeps the weights,
+   optimizer moments and the tape in the device's pools). */
+const int agmem_device_place[AGMEM_N_DEVICES] = {AGMEM_HOST, AGMEM_DEVICE};
 const char *const agmem_dtype_names[AGMEM_N_DTYPES] = {"f32", "f16", "bf16"};
 const char *const agmem_component_names[AGMEM_N_COMPONENTS] = {
     "weights", "gradients", "optimizer_state", "master_weights", "step_transients",
