@@ -34,11 +34,15 @@
 #'   or a ggmlR model (an `ag_sequential()`, a layer, or a list of `ag_param`
 #'   tensors); or an `"ag_measured_memory"`.
 #' @param budget The memory to fit in: bytes as a number, or a string with a
-#'   unit such as `"16 GB"`, `"16G"`, `"512MB"`, `"1.5 GiB"`, `"800 KB"` or
-#'   `"2 TB"`. Every unit is 1024-based, as the MB of the report: K, KB and KiB
-#'   are 1024 bytes, M, MB and MiB 1024^2, G, GB and GiB 1024^3, T, TB and TiB
-#'   1024^4 (so `"16GB"` is 16 * 1024^3 bytes, not 16e9). Units are
-#'   case-insensitive (in ASCII, whatever the locale) and the space is optional.
+#'   unit, as R users and agmem's own reports write them: SI units are powers
+#'   of 1000 (`"16 GiB"` is 16e9 bytes; kB, MB, GB, TB), IEC units powers of
+#'   1024 (`"16 GiB"` is 16 * 1024^3; KiB, MiB, GiB, TiB), and a bare prefix
+#'   means the IEC unit (`"16G"` is 16 GiB, as in most tools' memory options).
+#'   A unit that ends in a lower-case b (`"2 Gb"`) is in bits, and refused.
+#'   Units are case-insensitive (in ASCII, whatever the locale) but for that
+#'   final B; the space is optional, may be any Unicode space, and digits may be
+#'   grouped in threes by spaces, so that a figure copied from a report reads
+#'   back as the same bytes.
 #'   `NULL`, the default, means with `device = "cpu"` the memory available on
 #'   this machine now, read with the ps package, which must then be installed
 #'   (a function set as `options(agmem.memory_reader = )`, returning bytes,
@@ -59,6 +63,13 @@
 #'   default); another is an error.
 #' @param dtype For a model on `"gpu"`: `"f32"`, `"f16"` or `"bf16"`, as in
 #'   [ag_training_memory()].
+#' @param lower_bound For a model with a part agmem does not model (a layer
+#'   other than those [ag_model_spec()] reads, or a loss it cannot place): `FALSE`,
+#'   the default, refuses to plan it, with an error of class
+#'   `agmem_error_unmodelled`; `TRUE` plans on the parts that are modelled,
+#'   whose figure is then a lower bound of the real peak, with a warning of
+#'   class `agmem_warning_lower_bound`. A list of `ag_param` tensors, which has
+#'   no layers, is refused either way.
 #'
 #' @details
 #' Every figure planned on is a sum of correctly rounded products of
@@ -68,11 +79,15 @@
 #' computing the figure exactly as [ag_estimate_training_memory()],
 #' [ag_training_memory()] or `fixed + per_sample * b` in R computes it.
 #'
-#' @return A single number: the largest batch size that fits; `0` when not even
-#'   batch 1 fits; `Inf` when the figure does not grow with the batch
+#' @return A single number: the largest batch size that fits; `Inf` when the
+#'   figure does not grow with the batch
 #'   (`activation_frac` 0, a model without modelled activations on the planned
 #'   place, a measured line with `per_sample` 0) and batch 1 fits; otherwise at
-#'   most `.Machine$integer.max`, the largest batch the estimators accept.
+#'   most `.Machine$integer.max`, the largest batch the estimators accept. A
+#'   budget in which not even batch 1 fits is an error of class
+#'   `agmem_error_budget` that says the smallest budget that fits batch 1 (see
+#'   [agmem_conditions]). With `budget = NULL`, a message says which memory
+#'   figure was planned on and where it was read.
 #'
 #' @seealso [ag_training_memory()], [ag_estimate_training_memory()],
 #'   [ag_memory_sweep()] and its plot and summary.
@@ -80,29 +95,51 @@
 #' @examples
 #' # Planning on the training-memory model (recommended):
 #' spec <- ag_dense_stack(c(784, 512, 512, 10), loss = "softmax_cross_entropy")
-#' ag_max_batch_size(spec, "256 MB")
-#' ag_max_batch_size(spec, "256 MB", optimizer = "sgd", margin = 0.1)
-#' ag_max_batch_size(spec, "64 MB", device = "gpu")
+#' ag_max_batch_size(spec, "256 MiB")
+#' ag_max_batch_size(spec, "256 MiB", optimizer = "sgd", margin = 0.1)
+#' ag_max_batch_size(spec, "64 MiB", device = "gpu")
 #'
 #' # The peak at that batch fits; one more sample does not:
-#' b <- ag_max_batch_size(spec, "256 MB")
+#' b <- ag_max_batch_size(spec, "256 MiB")
 #' ag_training_memory(spec, b, quiet = TRUE)$host_peak <= 256 * 1024^2
 #' ag_training_memory(spec, b + 1, quiet = TRUE)$host_peak <= 256 * 1024^2
 #'
 #' # ggmlR's formula on plain shapes (optimistic: see above):
 #' shapes <- ag_dense_shapes(c(784, 512, 512, 10))
-#' ag_max_batch_size(shapes, "256 MB")
+#' ag_max_batch_size(shapes, "256 MiB")
 #' ag_max_batch_size(shapes, 2^30, activation_frac = 0)
 #' @export
 ag_max_batch_size <- function(shapes, budget = NULL, optimizer = c("adam", "sgd", "sgd_plain"),
                               activation_frac = 0.01, margin = 0, device = c("cpu", "gpu"),
-                              dtype = c("f32", "f16", "bf16")) {
+                              dtype = c("f32", "f16", "bf16"), lower_bound = FALSE) {
   est <- as_estimator(shapes, device, dtype, given = list(
     optimizer = !missing(optimizer), activation_frac = !missing(activation_frac),
     device = !missing(device), dtype = !missing(dtype)
-  ), frac = activation_frac)
+  ), frac = activation_frac, lower_bound = lower_bound)
   optimizer <- est_optimizers(est, optimizer)
   check_margin(margin)
   limit <- plan_budget(budget, est) * (1 - margin)
-  est_max_batch(est, limit, optimizer)
+  b <- est_max_batch(est, limit, optimizer)
+  if (b == 0) {
+    refuse_budget(est, optimizer, limit, margin)
+  }
+  b
+}
+
+# Refuses a budget (`limit` bytes once the margin is kept free) in which not even batch size 1
+# fits, saying the smallest budget that fits it.
+refuse_budget <- function(est, optimizer, limit, margin) {
+  need <- tryCatch(est_peak(est, 1, optimizer), agmem_error_overflow = function(e) Inf)
+  kept <- if (margin > 0) paste0(" (", format(margin), " of it kept free)") else ""
+  smallest <- if (is.finite(need)) {
+    paste0("the smallest budget that fits it is ", format_bytes_scaled(need / (1 - margin)),
+           " (", format_refused(ceiling(need / (1 - margin))), " bytes)")
+  } else {
+    "its figure overflows a double"
+  }
+  abort(
+    "`budget` of ", format_bytes_scaled(limit / (1 - margin)), kept, " does not fit even batch ",
+    "size 1, whose ", est$label, " is ", format_bytes_scaled(need), ": ", smallest, ".",
+    class = "budget"
+  )
 }

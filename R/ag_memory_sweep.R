@@ -48,7 +48,7 @@
 #' spec <- ag_dense_stack(c(784, 512, 512, 10), loss = "softmax_cross_entropy")
 #' sweep <- ag_memory_sweep(spec, batch_size = c(1, 32, 1024))
 #' sweep
-#' summary(sweep, budget = "256 MB")
+#' summary(sweep, budget = "256 MiB")
 #' ag_memory_sweep(spec, batch_size = c(32, 1024), optimizer = "adam", device = "gpu")
 #'
 #' # ggmlR's formula on plain shapes:
@@ -57,11 +57,12 @@
 #' @export
 ag_memory_sweep <- function(shapes, batch_size = 2^(0:10),
                             optimizer = c("adam", "sgd", "sgd_plain"), activation_frac = 0.01,
-                            device = c("cpu", "gpu"), dtype = c("f32", "f16", "bf16")) {
+                            device = c("cpu", "gpu"), dtype = c("f32", "f16", "bf16"),
+                            lower_bound = FALSE) {
   est <- as_estimator(shapes, device, dtype, given = list(
     optimizer = !missing(optimizer), activation_frac = !missing(activation_frac),
     device = !missing(device), dtype = !missing(dtype)
-  ), frac = activation_frac)
+  ), frac = activation_frac, lower_bound = lower_bound)
   out <- est_sweep(est, batch_size, est_optimizers(est, optimizer, several = TRUE))
   attr(out, "plan") <- est
   class(out) <- c("ag_memory_sweep", "data.frame")

@@ -123,10 +123,23 @@ ag_training_memory <- function(model, batch_size = 32L, optimizer = c("adam", "s
     device = device, dtype = dtype, loss = spec$loss, uncovered = spec$uncovered,
     source_only = any(fig$source_only), host_regime = host_regime(fig)
   ), class = "ag_training_memory")
+  if (length(spec$uncovered) > 0L) {
+    warn_lower_bound(spec, "model")
+  }
   if (!quiet) {
     print(out)
   }
   invisible(out)
+}
+
+# Warns (agmem_warning_lower_bound) that the figures of a spec with uncovered parts are a lower
+# bound, naming the parts; `arg` names the model's argument.
+warn_lower_bound <- function(spec, arg) {
+  warn(
+    "`", arg, "` has parts agmem does not model, whose activations are not counted: ",
+    paste(spec$uncovered, collapse = "; "), ". The figures are a lower bound.",
+    class = "lower_bound"
+  )
 }
 
 # The host's garbage-collection regime from the C figures, or NULL when the device has none.

@@ -81,19 +81,32 @@ format_count_table <- function(v) {
   text
 }
 
-# Bytes in each unit of a budget string, as powers of 1024: the IEC names, and K, M, G and T
-# with or without a B, mean the same.
+# Bytes in each unit of a budget string, by the unit in upper case: "B"; SI, powers of 1000 ("kB",
+# "MB", "GB", "TB", as agmem's reports write them with units = "si"); IEC, powers of 1024
+# ("KiB", "MiB", "GiB", "TiB", as the reports write them by default); and the bare prefixes
+# "K", "M", "G", "T" (and "Ki", "Mi", ...), powers of 1024 as in R's and most tools' memory
+# options. A unit that ends in a lower-case "b" means bits and is refused (see parse_budget()).
 budget_units <- c(
-  B = 0, K = 1, KB = 1, KIB = 1, M = 2, MB = 2, MIB = 2, G = 3, GB = 3, GIB = 3,
-  T = 4, TB = 4, TIB = 4
+  B = 1,
+  KB = 1e3, MB = 1e6, GB = 1e9, TB = 1e12,
+  KIB = 1024, MIB = 1024^2, GIB = 1024^3, TIB = 1024^4,
+  K = 1024, M = 1024^2, G = 1024^3, T = 1024^4,
+  KI = 1024, MI = 1024^2, GI = 1024^3, TI = 1024^4
 )
 
-# A memory budget in bytes (a double) from a number of bytes or a size string such as "16 GB",
-# "16G", "512MB" or "1.5 GiB" (1024-based, units case-insensitive in ASCII, space optional, no
-# unit meaning bytes). NULL means the memory available on this machine now (available_memory()).
+# The units a budget may take, for messages.
+budget_unit_text <- paste(
+  "B; kB, MB, GB, TB (powers of 1000); KiB, MiB, GiB, TiB (powers of 1024; K, M, G, T alone",
+  "mean the same)"
+)
+
+# A memory budget in bytes (a double) from a number of bytes or a size string such as "16 GiB",
+# "16 GB", "16G" or "512MiB" (units as budget_units, case-insensitive in ASCII but for the final
+# B, which must be upper case; any space, Unicode's too, may stand around the unit, and digits
+# may be grouped in threes by spaces, as the reports write them; no unit means bytes). NULL means the memory available on this machine now (available_memory()).
 # `arg` names the argument in messages, which quote a string as the user typed it.
 parse_budget <- function(budget, arg = "budget") {
-  forms <- "a number of bytes or a size such as \"16 GB\", \"16G\", \"512MB\" or \"1.5 GiB\""
+  forms <- "a number of bytes or a size such as \"16 GiB\", \"16 GB\", \"16G\" or \"512MiB\""
   if (is.null(budget)) {
     avail <- available_memory()
     if (is.null(avail)) {
@@ -128,21 +141,39 @@ parse_budget <- function(budget, arg = "budget") {
         ", a string marked as bytes in no encoding."
       )
     }
-    parts <- regmatches(budget, regexec(
-      "^\\s*((?:[0-9]+\\.?[0-9]*|\\.[0-9]+)(?:[eE][+-]?[0-9]+)?)\\s*([A-Za-z]*)\\s*$",
-      budget, perl = TRUE
+    utf8 <- enc2utf8(budget)
+    if (!validUTF8(utf8)) {
+      stop_arg("`", arg, "` must be ", forms, ", not ", encodeString(typed, quote = "\""),
+               ", which is not valid text in its encoding.")
+    }
+    # Every Unicode space (a no-break space pasted from a report, say) is a space.
+    spaced <- gsub("[\\s\\p{Z}]+", " ", utf8, perl = TRUE)
+    parts <- regmatches(spaced, regexec(
+      paste0("^ ?((?:(?:[0-9]{1,3}(?: [0-9]{3})+|[0-9]+)\\.?[0-9]*|\\.[0-9]+)",
+             "(?:[eE][+-]?[0-9]+)?) ?([A-Za-z]*) ?$"), spaced,
+      perl = TRUE
     ))[[1L]]
     if (length(parts) == 0L) {
       stop_arg("`", arg, "` must be ", forms, ", not ", encodeString(typed, quote = "\""), ".")
     }
     unit <- if (nzchar(parts[[3L]])) ascii_upper(parts[[3L]]) else "B"
-    if (!unit %in% names(budget_units)) {
-      stop_arg(
-        "`", arg, "` has the unknown unit \"", parts[[3L]], "\": use B, KB, MB, GB or TB ",
-        "(1024-based; K, M, G, T and KiB, MiB, GiB, TiB mean the same)."
-      )
+    if (grepl("b$", parts[[3L]])) {
+      prefix <- ascii_upper(sub("[iI]?b$", "", parts[[3L]]))
+      bytes <- if (nzchar(prefix)) {
+        paste0("\"", parts[[2L]], " ", sub("^K", "k", prefix), "B\" (powers of 1000) or \"",
+               parts[[2L]], " ", prefix, "iB\" (powers of 1024)")
+      } else {
+        paste0("\"", parts[[2L]], " B\"")
+      }
+      stop_arg("`", arg, "` is ", encodeString(typed, quote = "\""), ", in bits (a unit that ",
+               "ends in a lower-case b): give bytes, such as ", bytes, ".")
     }
-    budget <- as.double(parts[[2L]]) * 1024^budget_units[[unit]]
+    if (!unit %in% names(budget_units)) {
+      stop_arg("`", arg, "` has the unknown unit \"", parts[[3L]], "\": use ", budget_unit_text,
+               ".")
+    }
+    # Digits grouped in threes by spaces, as a report in a fixed unit writes them, read as one.
+    budget <- as.double(gsub(" ", "", parts[[2L]], fixed = TRUE)) * budget_units[[unit]]
     if (!is.finite(budget)) {
       stop_arg(
         "`", arg, "` must be a finite number of bytes, but ", encodeString(typed, quote = "\""),

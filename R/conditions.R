@@ -19,10 +19,21 @@
 #' * `agmem_error_measurement`: the R process measuring a training step failed:
 #'   the step's own error, a crash, or a process that quit;
 #' * `agmem_error_memory`: the call itself would need more memory than is
-#'   available (a sweep of too many rows).
+#'   available (a sweep of too many rows);
+#' * `agmem_error_budget`: nothing fits the budget: not even batch size 1 (the
+#'   message says the smallest budget that fits it);
+#' * `agmem_error_unmodelled`: a planner was asked to plan a model with a part
+#'   agmem does not model (a layer, or the loss), without `lower_bound = TRUE`;
+#'   or a model whose memory cannot be told to grow with the batch at all (a
+#'   list of `ag_param` tensors, which has no layers).
 #'
-#' Each is also of class `"error"` and `"condition"`; warnings are also of
-#' class `"warning"`.
+#' The warnings:
+#' * `agmem_warning_lower_bound`: a figure rests on a model with a part agmem
+#'   does not model: the part's parameters are counted, its activations are
+#'   not, so the figure is a lower bound.
+#'
+#' Each error is also of class `"error"` and `"condition"`; each warning of
+#' class `"warning"` and `"condition"`.
 #'
 #' @name agmem_conditions
 #' @aliases agmem_error agmem_warning
@@ -41,9 +52,13 @@ error_classes <- c(
   overflow = "a figure would not be finite in a double",
   unavailable = "what the call needs is not there",
   measurement = "the R process measuring a training step failed",
-  memory = "the call would need more memory than is available"
+  memory = "the call would need more memory than is available",
+  budget = "nothing fits the budget",
+  unmodelled = "a planner was asked to plan a model with a part agmem does not model"
 )
-warning_classes <- character(0)
+warning_classes <- c(
+  lower_bound = "a figure rests on a model with a part agmem does not model"
+)
 
 # Signals an error of class c("agmem_error_<class>", "agmem_error", "error", "condition") whose
 # message is the arguments pasted together, with no call; `fields` are further fields of the

@@ -9,14 +9,39 @@ is_model <- function(x) {
     is_tensor_list(x) || is_layer(x)
 }
 
-# A model estimator for x on `device` and `dtype`; refuses activation_frac (`given`).
-model_estimator <- function(x, device, dtype, given, arg) {
+# A model estimator for x on `device` and `dtype`; refuses activation_frac (`given`). A model
+# with parts agmem does not model is refused (agmem_error_unmodelled) unless `lower_bound` is
+# TRUE, and then planned on what is modelled, with a warning; a model without layers (a list of
+# ag_param tensors) is refused either way, since nothing says how its memory grows with the batch.
+model_estimator <- function(x, device, dtype, given, arg, lower_bound = FALSE) {
   refuse_frac(given, "a model")
+  check_flag(lower_bound, "lower_bound")
   spec <- as_model_spec(x, arg)
+  if (nrow(spec$layers) == 0L) {
+    abort(
+      "`", arg, "` is a list of ag_param tensors, which has no layers: agmem cannot tell how its ",
+      "memory grows with the batch. Plan the model itself (its ag_sequential(), or ",
+      "ag_model_spec() of it), measure it with ag_measure_training_memory(), or give its shapes ",
+      "as plain shapes for ggmlR's formula.",
+      class = "unmodelled"
+    )
+  }
+  if (length(spec$uncovered) > 0L) {
+    if (!lower_bound) {
+      abort(
+        "`", arg, "` has parts agmem does not model, whose activations would not be counted: ",
+        paste(spec$uncovered, collapse = "; "), ". Plan with `lower_bound = TRUE` to accept a ",
+        "lower bound, or measure the step with ag_measure_training_memory().",
+        class = "unmodelled"
+      )
+    }
+    warn_lower_bound(spec, arg)
+  }
   where <- planned_place(device)
   new_estimator(list(
     spec = spec, flat = spec_ops(spec), device = device, dtype = dtype, where = where,
-    column = paste0(where, "_peak"), label = paste(where, "peak")
+    column = paste0(where, "_peak"), label = paste(where, "peak"),
+    lower_bound = length(spec$uncovered) > 0L
   ), "agmem_model")
 }
 

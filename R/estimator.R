@@ -11,15 +11,16 @@
 # The estimator for x, by what x is: a measurement, a model (a spec or a ggmlR model), or else
 # plain shapes (which the C code checks). `given` says which of optimizer, activation_frac,
 # device and dtype the caller gave (not missing()): an argument that does not apply to the
-# estimator is an error when given. `frac` is activation_frac; `arg` names x in messages.
-as_estimator <- function(x, device, dtype, given, frac, arg = "shapes") {
+# estimator is an error when given. `frac` is activation_frac; `arg` names x in messages;
+# `lower_bound` lets a model with parts agmem does not model be planned (model_estimator()).
+as_estimator <- function(x, device, dtype, given, frac, arg = "shapes", lower_bound = FALSE) {
   device <- match_choice(device, registry_names("devices"), "device")
   dtype <- match_choice(dtype, registry_names("dtypes"), "dtype")
   if (inherits(x, "ag_measured_memory")) {
     return(measured_estimator(x, device, given, arg))
   }
   if (is_model(x)) {
-    return(model_estimator(x, device, dtype, given, arg))
+    return(model_estimator(x, device, dtype, given, arg, lower_bound))
   }
   formula_estimator(x, device, dtype, frac)
 }

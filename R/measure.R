@@ -117,7 +117,7 @@
 #' }
 #' m <- ag_measure_training_memory(step, batch_size = c(64L, 128L, 256L))
 #' m
-#' summary(m, budget = "2 GB")
+#' summary(m, budget = "2 GiB")
 #' }
 #' }
 #' @export

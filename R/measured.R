@@ -156,7 +156,7 @@ print.ag_measured_memory <- function(x, units = "iec", ...) {
 #'
 #' @param object An `"ag_measured_memory"` from [ag_measure_training_memory()].
 #' @param budget The memory to fit in: bytes as a number, or a string such as
-#'   `"16 GB"`, `"512MB"` or `"1.5 GiB"`, read as [ag_max_batch_size()] reads
+#'   `"16 GiB"`, `"16 GB"` or `"512MiB"`, read as [ag_max_batch_size()] reads
 #'   it. `NULL`, the default, means the host memory available now with
 #'   `device = "cpu"`, and the GPU's free memory as ggmlR reports it with
 #'   `device = "gpu"` (an error where it cannot).
@@ -179,7 +179,7 @@ print.ag_measured_memory <- function(x, units = "iec", ...) {
 #'               device = c(fixed = 0, per_sample = 0)),
 #'   check = NA, device = "cpu", steps = 3L, ggmlR_version = "0.8.8.1"
 #' ), class = "ag_measured_memory")
-#' summary(m, budget = "1 GB")
+#' summary(m, budget = "1 GiB")
 #' summary(m, budget = 2^30)$max_batch
 #' @export
 summary.ag_measured_memory <- function(object, budget = NULL, ...) {

@@ -31,12 +31,25 @@ available_memory <- function() {
 }
 
 # The budget of an estimator in bytes: `budget` as parse_budget() reads it; NULL is the memory
-# available on the host for device "cpu", and the GPU's free memory for device "gpu".
+# available on the host where the estimator plans the host, and the GPU's free memory where it
+# plans the device; a message then says which figure was read, and where.
 plan_budget <- function(budget, est) {
-  if (is.null(budget) && est$where == "device") {
-    return(gpu_free_memory())
+  if (!is.null(budget)) {
+    return(parse_budget(budget))
   }
-  parse_budget(budget)
+  if (est$where == "device") {
+    bytes <- gpu_free_memory()
+    source <- "the free memory of the GPU, as ggmlR's ggml_backend_dev_memory() reports it"
+  } else {
+    bytes <- parse_budget(NULL)
+    source <- if (is.null(getOption("agmem.memory_reader"))) {
+      "the memory available on this machine now, as ps::ps_system_memory() reports it"
+    } else {
+      "the memory available now, as the function in option agmem.memory_reader reports it"
+    }
+  }
+  message("`budget` is NULL: planning on ", format_bytes_scaled(bytes), ", ", source, ".")
+  bytes
 }
 
 # The ggmlR functions that enumerate devices and report their memory, or NULL without ggmlR.
@@ -59,7 +72,7 @@ gpu_free_memory <- function(api = ggmlr_device_api()) {
   refuse <- function(why) {
     abort(
       "`budget` is NULL, which for device \"gpu\" means the free memory of the GPU, but ", why,
-      ". Give `budget`: the GPU memory to fit in, in bytes or as a size such as \"8 GB\".",
+      ". Give `budget`: the GPU memory to fit in, in bytes or as a size such as \"8 GiB\".",
       class = "unavailable"
     )
   }

@@ -18,12 +18,12 @@
 #' The title and the y axis say which peak is shown. A sweep of a single batch
 #' size is drawn as a stacked bar with the figures as points. The legend sits
 #' at the top left, with the y axis extended so that it covers no data. Memory
-#' is shown in 1024-based units from B to YiB (KiB, MiB, GiB are the KB, MB, GB
-#' of budget strings); beyond 1024 YiB, as a power of ten in YiB.
+#' is shown in 1024-based units from B to YiB (KiB, MiB, GiB, as budget strings
+#' write them); beyond 1024 YiB, as a power of ten in YiB.
 #'
 #' @param x A sweep from [ag_memory_sweep()].
 #' @param budget `NULL` (no budget line), or a budget in any form
-#'   [ag_max_batch_size()] accepts: bytes, or a string such as `"16 GB"`.
+#'   [ag_max_batch_size()] accepts: bytes, or a string such as `"16 GiB"`.
 #' @param ... Further graphical parameters for [plot.default()], such as
 #'   `main`.
 #'
@@ -31,14 +31,14 @@
 #'
 #' @examples
 #' spec <- ag_dense_stack(c(784, 2048, 2048, 10))
-#' plot(ag_memory_sweep(spec, batch_size = 2^(0:12)), budget = "512 MB")
-#' plot(ag_memory_sweep(spec, 2^(0:12), device = "gpu"), budget = "256 MB")
+#' plot(ag_memory_sweep(spec, batch_size = 2^(0:12)), budget = "512 MiB")
+#' plot(ag_memory_sweep(spec, 2^(0:12), device = "gpu"), budget = "256 MiB")
 #'
 #' # ggmlR's formula on plain shapes:
 #' shapes <- ag_dense_shapes(c(784, 2048, 2048, 10))
 #' sweep <- ag_memory_sweep(shapes, batch_size = 2^(0:12))
-#' plot(sweep, budget = "150 MB")
-#' plot(ag_memory_sweep(shapes, batch_size = 32), budget = "150 MB")
+#' plot(sweep, budget = "150 MiB")
+#' plot(ag_memory_sweep(shapes, batch_size = 32), budget = "150 MiB")
 #' @importFrom graphics abline legend lines par plot.default points polygon segments strheight
 #'   strwidth
 #' @export
@@ -48,6 +48,9 @@ plot.ag_memory_sweep <- function(x, budget = NULL, ...) {
   needed <- c("optimizer", "batch_size", est$column, unlist(parts$bands, use.names = FALSE))
   if (is.null(est) || !all(needed %in% names(x)) || nrow(x) == 0L) {
     stop_arg("`x` must be a sweep made by ag_memory_sweep(), with its rows and attributes.")
+  }
+  if (isTRUE(est$lower_bound)) {
+    warn_lower_bound(est$spec, "x")
   }
   limit <- if (is.null(budget)) NULL else parse_budget(budget)
   optimizers <- unique(x$optimizer)

@@ -25,7 +25,7 @@
 #' @examples
 #' spec <- ag_dense_stack(c(784, 512, 512, 10))
 #' sweep <- ag_memory_sweep(spec, batch_size = 2^(0:12))
-#' summary(sweep, budget = "512 MB")
+#' summary(sweep, budget = "512 MiB")
 #' print(summary(sweep, budget = 2^30), units = "si")
 #' @export
 summary.ag_memory_sweep <- function(object, budget = NULL, ...) {
@@ -33,6 +33,9 @@ summary.ag_memory_sweep <- function(object, budget = NULL, ...) {
   if (!is.data.frame(object) || is.null(est) ||
     !all(c("optimizer", "batch_size", est$column) %in% names(object))) {
     stop_arg("`object` must be a sweep made by ag_memory_sweep(), with its rows and attributes.")
+  }
+  if (isTRUE(est$lower_bound)) {
+    warn_lower_bound(est$spec, "object")
   }
   limit <- plan_budget(budget, est)
   optimizers <- unique(object$optimizer)

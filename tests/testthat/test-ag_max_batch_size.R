@@ -1,5 +1,11 @@
 mlp <- ag_dense_shapes(c(784, 512, 512, 10))
 
+# ag_max_batch_size(), with 0 for a budget in which not even batch 1 fits (an
+# agmem_error_budget), so that the property tests check that boundary too.
+max_batch_or_0 <- function(...) {
+  tryCatch(ag_max_batch_size(...), agmem_error_budget = function(e) 0)
+}
+
 total_at <- function(shapes, b, opt, frac) {
   ag_estimate_training_memory(shapes, b, opt, frac, quiet = TRUE)$total
 }
@@ -16,7 +22,7 @@ test_that("the answer is the exact boundary under the estimator's arithmetic", {
     budget <- fixed * stats::runif(1, 0.9, 3) + stats::runif(1, 0, 1e4)
     margin <- if (stats::runif(1) < 0.3) stats::runif(1, 0, 0.5) else 0
     limit <- budget * (1 - margin)
-    b <- ag_max_batch_size(shapes, budget, opt, frac, margin)
+    b <- max_batch_or_0(shapes, budget, opt, frac, margin)
     ok <- if (is.infinite(b)) {
       frac == 0 && fixed <= limit
     } else if (b == 0) {
@@ -68,44 +74,76 @@ test_that("the boundary holds where the total sits on a rounding plateau", {
   }
 })
 
-test_that("0, Inf and the integer maximum are returned where the contract says", {
+test_that("an error, Inf and the integer maximum are returned where the contract says", {
   fixed <- total_at(mlp, 1, "adam", 0)
-  expect_identical(ag_max_batch_size(mlp, fixed - 1), 0)
+  expect_agmem_error(ag_max_batch_size(mlp, fixed - 1), "does not fit even batch size 1",
+                     class = "agmem_error_budget")
   expect_identical(ag_max_batch_size(mlp, fixed, activation_frac = 0), Inf)
-  expect_identical(ag_max_batch_size(mlp, fixed - 1, activation_frac = 0), 0)
+  expect_agmem_error(ag_max_batch_size(mlp, fixed - 1, activation_frac = 0),
+                     class = "agmem_error_budget")
   expect_identical(ag_max_batch_size(mlp, 1e300), as.double(.Machine$integer.max))
   expect_identical(ag_max_batch_size(mlp, fixed, activation_frac = 1e-300),
                    as.double(.Machine$integer.max))
-  expect_identical(ag_max_batch_size(mlp, 0), 0)
-  b <- ag_max_batch_size(mlp, "1 GB")
+  expect_agmem_error(ag_max_batch_size(mlp, 0), class = "agmem_error_budget")
+  expect_snapshot(error = TRUE, {
+    ag_max_batch_size(mlp, 2^20)
+    ag_max_batch_size(mlp, "8 MiB", margin = 0.5)
+  })
+  b <- ag_max_batch_size(mlp, "1 GiB")
   expect_true(is.double(b) && length(b) == 1L && b == floor(b))
-  expect_visible(ag_max_batch_size(mlp, "1 GB"))
+  expect_visible(ag_max_batch_size(mlp, "1 GiB"))
 })
 
 test_that("a batch whose activations overflow does not fit", {
-  expect_identical(ag_max_batch_size(1e300, 1e308, "sgd_plain", activation_frac = 1e8), 0)
+  expect_agmem_error(ag_max_batch_size(1e300, 1e308, "sgd_plain", activation_frac = 1e8),
+                     "its figure overflows a double", class = "agmem_error_budget")
 })
 
-test_that("budget strings are 1024-based, case-insensitive, with an optional space", {
+test_that("budget strings: SI units are powers of 1000, IEC units and bare prefixes of 1024", {
   parse <- agmem:::parse_budget
-  expect_identical(parse("16 GB"), 16 * 1024^3)
-  expect_identical(parse("512MB"), 512 * 1024^2)
+  expect_identical(parse("16 GB"), 16e9)
+  expect_identical(parse("512MB"), 512e6)
+  expect_identical(parse("800 kB"), 800e3)
+  expect_identical(parse("800 KB"), 800e3)
+  expect_identical(parse("2 TB"), 2e12)
   expect_identical(parse("1.5 GiB"), 1.5 * 1024^3)
-  expect_identical(parse("800 kb"), 800 * 1024)
-  expect_identical(parse("2 TB"), 2 * 1024^4)
-  expect_identical(parse("2tib"), 2 * 1024^4)
+  expect_identical(parse("2tiB"), 2 * 1024^4)
   expect_identical(parse(" 1e3 MiB "), 1000 * 1024^2)
   expect_identical(parse("4096"), 4096)
   expect_identical(parse("10 B"), 10)
   expect_identical(parse(2^30), 2^30)
   expect_identical(parse(1024L), 1024)
-  expect_identical(ag_max_batch_size(mlp, "64 MB"), ag_max_batch_size(mlp, 64 * 1024^2))
-  # A bare K, M, G or T means the same as KB, MB, GB or TB.
+  expect_identical(ag_max_batch_size(mlp, "64 MiB"), ag_max_batch_size(mlp, 64 * 1024^2))
+  expect_identical(ag_max_batch_size(mlp, "64 MB"), ag_max_batch_size(mlp, 64e6))
+  # A bare K, M, G or T (or Ki, Mi, Gi, Ti) means KiB, MiB, GiB or TiB.
   expect_identical(parse("16G"), 16 * 1024^3)
-  expect_identical(parse("16GB"), 16 * 1024^3)
   expect_identical(parse("3 k"), 3 * 1024)
   expect_identical(parse("5M"), 5 * 1024^2)
+  expect_identical(parse("5Mi"), 5 * 1024^2)
   expect_identical(parse("1 t"), 1024^4)
+  # What a report writes reads back as the same bytes, in either system.
+  for (x in c(123456789, 2^31, 5e9 + 7)) {
+    for (units in c("MiB", "GiB", "MB", "GB", "kB", "KiB")) {
+      text <- agmem:::format_bytes_scaled(x, units)
+      # Two decimals of the unit: within half a hundredth of it.
+      expect_lte(abs(parse(text) - x), 0.005 * agmem:::budget_units[[toupper(units)]],
+                 label = text)
+    }
+  }
+})
+
+test_that("bit units are refused, and any Unicode space is a space", {
+  parse <- agmem:::parse_budget
+  for (bad in c("2 Gb", "2 Mb", "2Kb", "2 kb", "2 gb", "2 b", "2 Gib")) {
+    expect_agmem_error(parse(bad), "in bits", class = "agmem_error_argument")
+  }
+  expect_snapshot(error = TRUE, {
+    parse("2 Gb")
+    parse("2 b")
+  })
+  expect_identical(parse("2\u00a0GB"), 2e9)
+  expect_identical(parse("2\u202fGiB"), 2 * 1024^3)
+  expect_identical(parse("\u20032\u2009MiB\u3000"), 2 * 1024^2)
 })
 
 test_that("budget units are case-folded in ASCII, whatever the locale", {
@@ -117,14 +155,14 @@ test_that("budget units are case-folded in ASCII, whatever the locale", {
   expect_false(identical(toupper("i"), "I"))
   parse <- agmem:::parse_budget
   expect_identical(parse("16 GiB"), 16 * 1024^3)
-  expect_identical(parse("2 tib"), 2 * 1024^4)
-  expect_identical(parse("8 kib"), 8 * 1024)
+  expect_identical(parse("2 tiB"), 2 * 1024^4)
+  expect_identical(parse("8 kiB"), 8 * 1024)
   expect_identical(ag_max_batch_size(mlp, "1 GiB"), ag_max_batch_size(mlp, 2^30))
 })
 
 test_that("budget errors quote the string as typed and show refused numbers exactly", {
   expect_agmem_error(ag_max_batch_size(mlp, "1e400 B"), "`budget`.*\"1e400 B\"")
-  expect_agmem_error(ag_max_batch_size(mlp, "1e308 TB"), "\"1e308 TB\" is more than a double")
+  expect_agmem_error(ag_max_batch_size(mlp, "1e308 TiB"), "\"1e308 TiB\" is more than a double")
   expect_agmem_error(ag_max_batch_size(mlp, "12 parsecs"), "unknown unit \"parsecs\"")
   expect_agmem_error(ag_max_batch_size(mlp, "1,5 GB"), "not \"1,5 GB\"", fixed = TRUE)
   if (long_double_exact()) { # R reads "-8.673617379884035e-19" back with a long double strtod
@@ -176,7 +214,7 @@ test_that("bad budgets and margins are errors that name the argument", {
     ag_max_batch_size(mlp, "12 parsecs")
     ag_max_batch_size(mlp, "lots")
     ag_max_batch_size(mlp, c(1, 2))
-    ag_max_batch_size(mlp, "1 GB", margin = 1)
+    ag_max_batch_size(mlp, "1 GiB", margin = 1)
     ag_max_batch_size(mlp, "1e400 B")
   })
   local({
@@ -188,17 +226,17 @@ test_that("bad budgets and margins are errors that name the argument", {
 
 test_that("bad budgets and margins are errors that name the argument, value by value", {
   for (bad in list(-1, NA, NA_real_, NA_character_, Inf, NaN, c(1, 2), "12 parsecs", "GB", "",
-                   "1..2 GB", "-5 GB", "1e999 GB", TRUE, list(1), factor("1 GB"), character(0),
+                   "1..2 GiB", "-5 GB", "1e999 GiB", TRUE, list(1), factor("1 GiB"), character(0),
                    1i)) {
     expect_agmem_error(ag_max_batch_size(mlp, bad), "`budget`")
   }
   for (bad in list(-0.1, 1, 2, NA, NA_real_, "0.1", c(0, 0.1), TRUE, numeric(0), Inf)) {
-    expect_agmem_error(ag_max_batch_size(mlp, "1 GB", margin = bad), "`margin`")
+    expect_agmem_error(ag_max_batch_size(mlp, "1 GiB", margin = bad), "`margin`")
   }
-  expect_agmem_error(ag_max_batch_size(list(), "1 GB"), "non-empty")
-  expect_agmem_error(ag_max_batch_size(mlp, "1 GB", optimizer = "x"), "`optimizer`")
-  expect_agmem_error(ag_max_batch_size(mlp, "1 GB", activation_frac = -1), "`activation_frac`")
-  expect_agmem_error(ag_max_batch_size(1e308 * 2, "1 GB"), "`shapes`")
+  expect_agmem_error(ag_max_batch_size(list(), "1 GiB"), "non-empty")
+  expect_agmem_error(ag_max_batch_size(mlp, "1 GiB", optimizer = "x"), "`optimizer`")
+  expect_agmem_error(ag_max_batch_size(mlp, "1 GiB", activation_frac = -1), "`activation_frac`")
+  expect_agmem_error(ag_max_batch_size(1e308 * 2, "1 GiB"), "`shapes`")
 })
 
 test_that("the .Call entry point checks every argument it reads", {
@@ -245,7 +283,7 @@ test_that("on a spec, the answer is the exact boundary of ag_training_memory()'s
     at_b0 <- peak_at(spec, b0, opt, device, dtype)
     # Half the budgets sit exactly on a figure (the sharpest boundary), half anywhere near it.
     budget <- if (stats::runif(1) < 0.5) at_b0 else at_b0 * stats::runif(1, 0.5, 1.5)
-    b <- ag_max_batch_size(spec, budget, opt, device = device, dtype = dtype)
+    b <- max_batch_or_0(spec, budget, opt, device = device, dtype = dtype)
     ok <- if (b == 0) {
       peak_at(spec, 1, opt, device, dtype) > budget
     } else if (b == .Machine$integer.max) {
@@ -268,7 +306,7 @@ test_that("on a spec, a budget equal to the peak at a batch fits at least that b
     for (opt in c("adam", "sgd", "sgd_plain")) {
       budget <- ag_training_memory(spec, b0, opt, quiet = TRUE)$host_peak
       expect_gte(ag_max_batch_size(spec, budget, opt), b0)
-      expect_lt(ag_max_batch_size(spec, budget - 1, opt), b0)
+      expect_lt(max_batch_or_0(spec, budget - 1, opt), b0)
     }
   }
 })
@@ -276,22 +314,24 @@ test_that("on a spec, a budget equal to the peak at a batch fits at least that b
 test_that("a ggmlR model plans as its spec does", {
   model <- fake_sequential(fake_linear(784, 512, "relu"), fake_linear(512, 10))
   spec <- ag_model_spec(model)
-  expect_identical(ag_max_batch_size(model, "128 MB"), ag_max_batch_size(spec, "128 MB"))
-  expect_identical(ag_max_batch_size(model, "64 MB", "sgd", device = "gpu", dtype = "f16"),
-                   ag_max_batch_size(spec, "64 MB", "sgd", device = "gpu", dtype = "f16"))
+  expect_identical(ag_max_batch_size(model, "128 MiB"), ag_max_batch_size(spec, "128 MiB"))
+  expect_identical(ag_max_batch_size(model, "64 MiB", "sgd", device = "gpu", dtype = "f16"),
+                   ag_max_batch_size(spec, "64 MiB", "sgd", device = "gpu", dtype = "f16"))
 })
 
 test_that("margin, 0, Inf and the integer maximum on a spec", {
   spec <- ag_dense_stack(c(784, 512, 10))
   fixed_plus_one <- ag_training_memory(spec, 1, quiet = TRUE)$host_peak
-  expect_identical(ag_max_batch_size(spec, fixed_plus_one - 1), 0)
+  expect_agmem_error(ag_max_batch_size(spec, fixed_plus_one - 1), class = "agmem_error_budget")
   expect_identical(ag_max_batch_size(spec, 1e300), as.double(.Machine$integer.max))
-  expect_identical(ag_max_batch_size(spec, "1 GB", margin = 0.5), ag_max_batch_size(spec, "512 MB"))
-  # A list of tensors has no modelled activations: its peak does not grow with the batch.
+  expect_identical(ag_max_batch_size(spec, "1 GiB", margin = 0.5), ag_max_batch_size(spec, "512 MiB"))
+  # A list of tensors has no layers: nothing says how its peak grows with the batch.
   tensors <- list(fake_tensor(c(100, 100)), fake_tensor(c(100, 1)))
-  fixed <- ag_training_memory(tensors, 1, quiet = TRUE)$host_peak
-  expect_identical(ag_max_batch_size(tensors, fixed), Inf)
-  expect_identical(ag_max_batch_size(tensors, fixed - 1), 0)
+  expect_agmem_error(ag_max_batch_size(tensors, "1 GiB"), "has no layers",
+                     class = "agmem_error_unmodelled")
+  expect_agmem_error(ag_max_batch_size(tensors, "1 GiB", lower_bound = TRUE), "has no layers",
+                     class = "agmem_error_unmodelled")
+  expect_agmem_error(ag_memory_sweep(tensors, 1), class = "agmem_error_unmodelled")
 })
 
 # A measurement as ag_measure_training_memory() returns it.
@@ -320,7 +360,7 @@ test_that("on a measurement, the answer is the exact boundary of its line", {
     }
     b0 <- sample.int(1e7, 1L)
     budget <- max(0, if (stats::runif(1) < 0.5) fixed + slope * b0 else stats::runif(1, 0, 2e10))
-    b <- ag_max_batch_size(m, budget)
+    b <- max_batch_or_0(m, budget)
     at <- function(b) fixed + slope * b
     ok <- if (b == 0) {
       at(1) > budget
@@ -341,7 +381,8 @@ test_that("a measured line plans on the host for cpu and on the device for gpu",
   m <- measurement(c(fixed = 100, per_sample = 10))
   expect_identical(ag_max_batch_size(m, 1000), 90)
   expect_identical(ag_max_batch_size(m, 1000, device = "cpu"), 90)
-  expect_identical(ag_max_batch_size(m, 109), 0)
+  expect_agmem_error(ag_max_batch_size(m, 109), "smallest budget that fits it is 110 B",
+                     class = "agmem_error_budget")
   expect_identical(ag_max_batch_size(m, 1e300), as.double(.Machine$integer.max))
   expect_identical(ag_max_batch_size(measurement(c(fixed = 100, per_sample = 0)), 100), Inf)
   g <- measurement(c(fixed = 1e9, per_sample = 1e9), c(fixed = 100, per_sample = 20), "gpu")
@@ -354,22 +395,22 @@ test_that("arguments that do not apply, and a mismatched device, are errors that
   m <- measurement()
   g <- measurement(c(fixed = 1, per_sample = 1), c(fixed = 1, per_sample = 1), "gpu")
   expect_snapshot(error = TRUE, {
-    ag_max_batch_size(mlp, "1 GB", device = "gpu")
-    ag_max_batch_size(mlp, "1 GB", dtype = "f16")
-    ag_max_batch_size(spec, "1 GB", activation_frac = 0.02)
-    ag_max_batch_size(spec, "1 GB", dtype = "f16")
-    ag_max_batch_size(spec, "1 GB", device = "tpu")
-    ag_max_batch_size(m, "1 GB", device = "gpu")
-    ag_max_batch_size(g, "1 GB", device = "cpu")
-    ag_max_batch_size(m, "1 GB", optimizer = "sgd")
-    ag_max_batch_size(m, "1 GB", dtype = "f32")
-    ag_max_batch_size(m, "1 GB", activation_frac = 0.01)
+    ag_max_batch_size(mlp, "1 GiB", device = "gpu")
+    ag_max_batch_size(mlp, "1 GiB", dtype = "f16")
+    ag_max_batch_size(spec, "1 GiB", activation_frac = 0.02)
+    ag_max_batch_size(spec, "1 GiB", dtype = "f16")
+    ag_max_batch_size(spec, "1 GiB", device = "tpu")
+    ag_max_batch_size(m, "1 GiB", device = "gpu")
+    ag_max_batch_size(g, "1 GiB", device = "cpu")
+    ag_max_batch_size(m, "1 GiB", optimizer = "sgd")
+    ag_max_batch_size(m, "1 GiB", dtype = "f32")
+    ag_max_batch_size(m, "1 GiB", activation_frac = 0.01)
     ag_max_batch_size(structure(list(line = 1, device = "cpu"), class = "ag_measured_memory"))
-    ag_max_batch_size(measurement(c(fixed = 1, per_sample = -5)), "1 GB")
-    ag_max_batch_size(measurement(c(fixed = NA, per_sample = 5)), "1 GB")
+    ag_max_batch_size(measurement(c(fixed = 1, per_sample = -5)), "1 GiB")
+    ag_max_batch_size(measurement(c(fixed = NA, per_sample = 5)), "1 GiB")
     ag_max_batch_size(structure(list(line = list(host = c(fixed = 1, per_sample = 1),
       device = c(fixed = 0, per_sample = 0)), device = "tpu"), class = "ag_measured_memory"))
-    ag_max_batch_size(spec, "1 GB", margin = 1)
+    ag_max_batch_size(spec, "1 GiB", margin = 1)
   })
 })
 
@@ -436,9 +477,38 @@ test_that("a real ggmlR model plans as the dense stack it is", {
   )
   stack <- ag_dense_stack(c(784, 512, 10))
   for (device in c("cpu", "gpu")) {
-    expect_identical(ag_max_batch_size(model, "128 MB", device = device),
-                     ag_max_batch_size(stack, "128 MB", device = device))
+    expect_identical(ag_max_batch_size(model, "128 MiB", device = device),
+                     ag_max_batch_size(stack, "128 MiB", device = device))
   }
   expect_identical(ag_memory_sweep(model, c(1, 64))$host_peak,
                    ag_memory_sweep(stack, c(1, 64))$host_peak)
+})
+
+test_that("a model with a part agmem does not model is refused, or planned as a lower bound", {
+  model <- fake_sequential(fake_linear(784, 256, "relu"), fake_dropout(0.2),
+                           fake_linear(256, 10))
+  expect_snapshot(error = TRUE, ag_max_batch_size(model, "1 GiB"))
+  expect_agmem_error(ag_memory_sweep(model, 1:4), class = "agmem_error_unmodelled")
+  expect_warning(b <- ag_max_batch_size(model, "1 GiB", lower_bound = TRUE), "lower bound",
+                 class = "agmem_warning_lower_bound")
+  expect_true(b >= 1 && is.finite(b))
+  # The sweep records it; its summary and plot say it again.
+  expect_warning(sweep <- ag_memory_sweep(model, 2^(0:6), "adam", lower_bound = TRUE),
+                 class = "agmem_warning_lower_bound")
+  expect_true(attr(sweep, "plan")$lower_bound)
+  expect_warning(summary(sweep, "1 GiB"), class = "agmem_warning_lower_bound")
+  grDevices::pdf(NULL)
+  on.exit(grDevices::dev.off(), add = TRUE)
+  expect_warning(plot(sweep), class = "agmem_warning_lower_bound")
+  expect_agmem_error(ag_max_batch_size(model, "1 GiB", lower_bound = NA), "`lower_bound`")
+  # A fully modelled model plans without a word.
+  spec <- ag_dense_stack(c(784, 256, 10))
+  expect_silent(ag_max_batch_size(spec, "1 GiB", lower_bound = TRUE))
+})
+
+test_that("a NULL budget says which figure it planned on, and where it read it", {
+  old <- options(agmem.memory_reader = function() 2^30)
+  on.exit(options(old), add = TRUE)
+  expect_message(b <- ag_max_batch_size(mlp), "planning on 1.00 GiB, the memory available now,")
+  expect_identical(b, ag_max_batch_size(mlp, 2^30))
 })

@@ -120,7 +120,7 @@ test_that("format() refuses a bad unit", {
 # ---- summary() ----
 
 test_that("summary() gives the largest batch for a budget by the line", {
-  s <- summary(cpu2, budget = "1 GB")
+  s <- summary(cpu2, budget = "1 GiB")
   expect_s3_class(s, "summary.ag_measured_memory")
   # 20 MiB + 2.5 MiB * b <= 1024 MiB: b <= 401.6.
   expect_identical(s$max_batch, 401)
@@ -137,12 +137,12 @@ test_that("summary() gives the largest batch for a budget by the line", {
 test_that("summary() prints what fits", {
   flat <- measured_memory(measurements(c(8, 32), c(40, 40) * mib), "cpu", "0.8.8.1")
   expect_snapshot({
-    summary(cpu2, budget = "1 GB")
-    summary(cpu2, budget = "16GB")
+    summary(cpu2, budget = "1 GiB")
+    summary(cpu2, budget = "16GiB")
     print(summary(cpu3, budget = "512 MiB"), units = "si")
-    summary(gpu3, budget = "8 GB")
-    summary(cpu2, budget = "20 MB")
-    summary(flat, budget = "1 GB")
+    summary(gpu3, budget = "8 GiB")
+    summary(cpu2, budget = "20 MiB")
+    summary(flat, budget = "1 GiB")
   })
 })
 

@@ -8,7 +8,7 @@ test_that("the estimator follows what it is made from", {
   expect_identical(est(ag_dense_stack(c(4, 2))), "agmem_model")
   expect_identical(est(fake_linear(4, 2)), "agmem_model")
   expect_identical(est(fake_sequential(fake_linear(4, 2))), "agmem_model")
-  expect_identical(est(list(fake_tensor(c(4, 2)))), "agmem_model")
+  expect_agmem_error(est(list(fake_tensor(c(4, 2)))), "no layers", class = "agmem_error_unmodelled")
   m <- structure(list(
     line = list(host = c(fixed = 1, per_sample = 1), device = c(fixed = 0, per_sample = 0)),
     device = "cpu"

@@ -9,7 +9,7 @@ fuzz_value <- function(shapes = FALSE) {
   switch(sample.int(22L, 1L),
     NULL,
     sample(c(TRUE, FALSE, NA), sample.int(3L, 1L), TRUE),
-    sample(c("1", "16 GB", "adam", NA, ""), sample.int(2L, 1L)),
+    sample(c("1", "16 GiB", "adam", NA, ""), sample.int(2L, 1L)),
     complex(real = stats::runif(2)),
     as.raw(sample.int(255L, 2L)),
     factor(sample(c(2, 3), 2L, TRUE)),
@@ -58,7 +58,7 @@ fuzz_calls <- list(
   ),
   max_batch = list(
     call = function() {
-      ag_max_batch_size(maybe(valid_shapes(), TRUE), maybe("1 GB"), maybe("sgd"), maybe(0.01),
+      ag_max_batch_size(maybe(valid_shapes(), TRUE), maybe("1 GiB"), maybe("sgd"), maybe(0.01),
                         maybe(0.1))
     },
     ok = function(r) is_count(r) && (is.infinite(r) || (r == floor(r) && r <= 2^31 - 1))
@@ -98,7 +98,7 @@ fuzz_calls <- list(
   ),
   max_batch_model = list(
     call = function() {
-      ag_max_batch_size(maybe(fuzz_spec), maybe("1 GB"), maybe("sgd"), margin = maybe(0.1),
+      ag_max_batch_size(maybe(fuzz_spec), maybe("1 GiB"), maybe("sgd"), margin = maybe(0.1),
                         device = maybe("gpu"), dtype = maybe("f16"))
     },
     ok = function(r) is_count(r) && (is.infinite(r) || (r == floor(r) && r <= 2^31 - 1))

@@ -37,7 +37,7 @@ test_that("an estimator's NULL budget reads host RAM only for the cpu", {
   spec <- ag_dense_stack(c(4, 2))
   cpu <- agmem:::as_estimator(spec, "cpu", "f32", list(), 0.01)
   gpu <- agmem:::as_estimator(spec, "gpu", "f32", list(), 0.01)
-  expect_identical(agmem:::plan_budget("1 GB", gpu), 2^30)
+  expect_identical(agmem:::plan_budget("1 GiB", gpu), 2^30)
   expect_identical(agmem:::plan_budget(2^20, cpu), 2^20)
   expect_agmem_error(agmem:::plan_budget(NULL, gpu), class = "agmem_error_unavailable")
   skip_if_not_installed("ps")

@@ -14,12 +14,16 @@ test_that("the summary gives, per optimizer, the batch ag_max_batch_size() gives
          args = list(activation_frac = 0.05))
   )
   for (case in cases) {
-    for (budget in list("256 MB", 2^30, 1e5)) {
+    for (budget in list("256 MiB", 2^30, 1e5)) {
       s <- summary(case$sweep, budget = budget)
       expect_s3_class(s, c("summary.ag_memory_sweep", "data.frame"), exact = TRUE)
       expect_identical(s$optimizer, unique(case$sweep$optimizer))
       for (r in seq_len(nrow(s))) {
-        b <- do.call(ag_max_batch_size, c(list(case$what, budget, s$optimizer[[r]]), case$args))
+        # A budget in which not even batch 1 fits is an error there, and 0 here.
+        b <- tryCatch(
+          do.call(ag_max_batch_size, c(list(case$what, budget, s$optimizer[[r]]), case$args)),
+          agmem_error_budget = function(e) 0
+        )
         expect_identical(s$max_batch[[r]], b)
         rows <- case$sweep[case$sweep$optimizer == s$optimizer[[r]], ]
         column <- if (is.null(case$args$activation_frac)) {
@@ -38,17 +42,17 @@ test_that("the summary gives, per optimizer, the batch ag_max_batch_size() gives
       }
     }
   }
-  s <- summary(ag_memory_sweep(spec, 2^(0:12), "adam"), "512 MB")
+  s <- summary(ag_memory_sweep(spec, 2^(0:12), "adam"), "512 MiB")
   expect_identical(s$memory, ag_training_memory(spec, s$max_batch, quiet = TRUE)$host_peak)
 })
 
 test_that("a measurement's summary plans on its line; a constant line fits any batch", {
-  s <- summary(ag_memory_sweep(measured, c(8, 64)), budget = "256 MB")
-  expect_identical(s$max_batch, ag_max_batch_size(measured, "256 MB"))
+  s <- summary(ag_memory_sweep(measured, c(8, 64)), budget = "256 MiB")
+  expect_identical(s$max_batch, ag_max_batch_size(measured, "256 MiB"))
   expect_identical(s$memory, 5e7 + 1e5 * s$max_batch)
   flat <- measured
   flat$line$host[["per_sample"]] <- 0
-  s <- summary(ag_memory_sweep(flat, 8), budget = "256 MB")
+  s <- summary(ag_memory_sweep(flat, 8), budget = "256 MiB")
   expect_identical(s$max_batch, Inf)
   expect_identical(s$memory, 5e7)
 })
@@ -73,9 +77,9 @@ test_that("the summary prints in readable units", {
   expect_snapshot({
     cpu
     print(gpu, units = "si")
-    summary(ag_memory_sweep(shapes, c(1, 32)), budget = "20 MB")
-    summary(ag_memory_sweep(measured, c(8, 64)), budget = "1 GB")
-    summary(ag_memory_sweep(shapes, 2^(0:4)), budget = "1 MB")
+    summary(ag_memory_sweep(shapes, c(1, 32)), budget = "20 MiB")
+    summary(ag_memory_sweep(measured, c(8, 64)), budget = "1 GiB")
+    summary(ag_memory_sweep(shapes, 2^(0:4)), budget = "1 MiB")
   })
 })
 
@@ -84,12 +88,12 @@ test_that("the summary's bad arguments are errors that name them", {
   expect_snapshot(error = TRUE, {
     summary(sweep, budget = "12 parsecs")
     summary(sweep[, c("optimizer", "params")])
-    print(summary(sweep, "1 GB"), units = "furlongs")
+    print(summary(sweep, "1 GiB"), units = "furlongs")
   })
   stripped <- ag_memory_sweep(shapes, 1)
   attr(stripped, "activation_frac") <- NULL
   attr(stripped, "plan") <- NULL
-  expect_agmem_error(summary(stripped, "1 GB"), "`object`")
+  expect_agmem_error(summary(stripped, "1 GiB"), "`object`")
   skip_if_not_installed("ps")
   expect_true(is.finite(summary(sweep)$max_batch[[1L]]))
 })
