@@ -123,6 +123,7 @@ ag_max_batch_size <- function(shapes, budget = NULL, optimizer = c("adam", "sgd"
   if (b == 0) {
     refuse_budget(est, optimizer, limit, margin)
   }
+  warn_range(est_beyond(est, b))
   b
 }
 

@@ -64,6 +64,7 @@ ag_memory_sweep <- function(shapes, batch_size = 2^(0:10),
     device = !missing(device), dtype = !missing(dtype)
   ), frac = activation_frac, lower_bound = lower_bound)
   out <- est_sweep(est, batch_size, est_optimizers(est, optimizer, several = TRUE))
+  warn_range(est_beyond(est, out$batch_size))
   attr(out, "plan") <- est
   class(out) <- c("ag_memory_sweep", "data.frame")
   out

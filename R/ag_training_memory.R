@@ -73,9 +73,14 @@
 #'   `headroom` (the collector's first trigger), `collected` (the sum of the
 #'   host components) and `binding` (`"allocated"`, `"headroom"` or
 #'   `"collected"`: the one that is the host peak); `NULL` with `"gpu"`, whose
-#'   host peak is the sum of its components. Unless `quiet`, the report of
-#'   [format()][format.ag_training_memory]
-#'   is printed.
+#'   host peak is the sum of its components; and `beyond_validated`, what of
+#'   the figure lies beyond the range the model was validated on (a batch size,
+#'   a layer width or a parameter count larger than any measured; empty when
+#'   nothing does). Unless `quiet`, the report of
+#'   [format()][format.ag_training_memory] is printed. A model with parts agmem
+#'   does not model gives a warning of class `agmem_warning_lower_bound`, and a
+#'   figure beyond the validated range one of class `agmem_warning_range` (see
+#'   [agmem_conditions]).
 #'
 #' @seealso [ag_dense_stack()], [ag_model_spec()],
 #'   [print()][print.ag_training_memory]. [ag_estimate_training_memory()] is
@@ -123,9 +128,11 @@ ag_training_memory <- function(model, batch_size = 32L, optimizer = c("adam", "s
     device = device, dtype = dtype, loss = spec$loss, uncovered = spec$uncovered,
     source_only = any(fig$source_only), host_regime = host_regime(fig)
   ), class = "ag_training_memory")
+  out$beyond_validated <- beyond_validated(spec, out$batch_size)
   if (length(spec$uncovered) > 0L) {
     warn_lower_bound(spec, "model")
   }
+  warn_range(out$beyond_validated)
   if (!quiet) {
     print(out)
   }
@@ -223,6 +230,13 @@ format.ag_training_memory <- function(x, units = "iec", ...) {
       lines,
       "Not modelled (the peak is a lower bound):",
       paste0("  ", x$uncovered)
+    )
+  }
+  if (length(x$beyond_validated) > 0L) {
+    lines <- c(
+      lines,
+      "Beyond what the model was validated on (measure the step to be sure):",
+      paste0("  ", x$beyond_validated)
     )
   }
   if (isTRUE(x$source_only)) {

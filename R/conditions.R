@@ -30,7 +30,10 @@
 #' The warnings:
 #' * `agmem_warning_lower_bound`: a figure rests on a model with a part agmem
 #'   does not model: the part's parameters are counted, its activations are
-#'   not, so the figure is a lower bound.
+#'   not, so the figure is a lower bound;
+#' * `agmem_warning_range`: a figure of the model of [ag_training_memory()]
+#'   lies beyond what was validated against real ggmlR runs (a batch size, a
+#'   layer width or a parameter count larger than any measured).
 #'
 #' Each error is also of class `"error"` and `"condition"`; each warning of
 #' class `"warning"` and `"condition"`.
@@ -57,7 +60,8 @@ error_classes <- c(
   unmodelled = "a planner was asked to plan a model with a part agmem does not model"
 )
 warning_classes <- c(
-  lower_bound = "a figure rests on a model with a part agmem does not model"
+  lower_bound = "a figure rests on a model with a part agmem does not model",
+  range = "a figure lies beyond the range the model was validated on"
 )
 
 # Signals an error of class c("agmem_error_<class>", "agmem_error", "error", "condition") whose

@@ -119,3 +119,48 @@ format.agmem_model <- function(x, what = c("title", "planned"), ...) {
                       x$device, x$dtype)
   )
 }
+
+#' @export
+est_beyond.agmem_model <- function(est, batch) { # nolint: object_name_linter.
+  beyond_validated(est$spec, batch)
+}
+
+# What of a model's figures lies beyond the range ag_training_memory()'s model was validated on
+# (the registry's `validated`): the largest finite batch size of `batch`, the widest layer and
+# the parameter count, each as a phrase ("batch size 200 000 (validated up to 2 048)"); empty
+# when nothing does.
+beyond_validated <- function(spec, batch = numeric(0)) {
+  lim <- registry_names("validated")
+  phrase <- function(what, value, max) {
+    sprintf("%s %s (validated up to %s)", what, format_count(value), format_count(max))
+  }
+  out <- character(0)
+  batch <- batch[is.finite(batch)]
+  if (length(batch) > 0L && max(batch) > lim[["batch_size"]]) {
+    out <- c(out, phrase("batch size", max(batch), lim[["batch_size"]]))
+  }
+  widths <- c(spec$layers$`in`, spec$layers$out, spec$input_width, spec$output_width)
+  widths <- widths[!is.na(widths)]
+  if (length(widths) > 0L && max(widths) > lim[["width"]]) {
+    out <- c(out, phrase("layer width", max(widths), lim[["width"]]))
+  }
+  params <- sum(vapply(spec$shapes, function(s) prod(as.double(s)), 0))
+  if (params > lim[["params"]]) {
+    out <- c(out, phrase("parameter count", params, lim[["params"]]))
+  }
+  out
+}
+
+# Warns (agmem_warning_range) that a figure lies beyond the validated range, when `beyond` (from
+# est_beyond() or beyond_validated()) says anything.
+warn_range <- function(beyond) {
+  if (length(beyond) > 0L) {
+    warn(
+      "The figure lies beyond what agmem's model was validated on against real ggmlR runs: ",
+      paste(beyond, collapse = "; "), ". Measure the step with ag_measure_training_memory() ",
+      "before you rely on it.",
+      class = "range"
+    )
+  }
+  invisible(beyond)
+}

@@ -72,6 +72,15 @@ est_plot_parts <- function(est) UseMethod("est_plot_parts")
 # Format methods give the text that says what the estimator plans on: `what = "title"`, the
 # first line of a sweep's print; `"planned"`, the figure a summary's batch sizes are planned on.
 
+# What of the estimator's figures at the batch sizes `batch` lies beyond the range it was
+# validated on: phrases for warn_range(), empty when nothing does (or nothing was validated).
+est_beyond <- function(est, batch) UseMethod("est_beyond")
+
+#' @export
+est_beyond.agmem_estimator <- function(est, batch) { # nolint: object_name_linter.
+  character(0)
+}
+
 # The sweep columns that a print leaves out when they are 0 in every row (NULL: none).
 est_zero_columns <- function(est) UseMethod("est_zero_columns")
 

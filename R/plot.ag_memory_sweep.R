@@ -65,6 +65,7 @@ plot.ag_memory_sweep <- function(x, budget = NULL, ...) {
     at <- if (is.finite(fit) && fit >= 1) est_peak(est, fit, opt) else NA_real_
     list(batch = fit, total = at)
   })
+  warn_range(est_beyond(est, c(x$batch_size, vapply(fits, `[[`, 0, "batch"))))
   # Everything from here on is in the unit of the axis, so that no figure overflows.
   scale <- byte_scale(max(x[[est$column]], limit))
   scale <- list(unit = scale$unit[[1L]], bytes = scale$bytes[[1L]])

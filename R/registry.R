@@ -10,7 +10,8 @@ registry <- new.env(parent = emptyenv())
 # `ops` (a data frame of `name` and `kind`), `activations` (the ops of kind "activation"),
 # `losses` (the losses as the user names them: the ops of kind "loss" without "loss_") and
 # `layers` (the layer types agmem models) and `device_places` (for each device, named, the place
-# whose peak limits a run there: "host" or "device").
+# whose peak limits a run there: "host" or "device") and `validated` (the largest batch size,
+# width and parameter count the model was validated on, named).
 load_registry <- function() {
   reg <- .Call(agmem_registry)
   registry$optimizers <- reg$optimizers$name
@@ -24,6 +25,7 @@ load_registry <- function() {
   registry$losses <- sub("^loss_", "", reg$ops$name[reg$ops$kind == "loss"])
   registry$layers <- reg$layers
   registry$device_places <- structure(reg$device_places, names = reg$devices)
+  registry$validated <- reg$validated
   invisible(registry)
 }
 

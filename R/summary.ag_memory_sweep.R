@@ -50,6 +50,7 @@ summary.ag_memory_sweep <- function(object, budget = NULL, ...) {
                stringsAsFactors = FALSE)
   })
   out <- do.call(rbind, rows)
+  warn_range(est_beyond(est, out$max_batch))
   attr(out, "budget") <- limit
   attr(out, "plan") <- est
   attr(out, "activation_frac") <- attr(object, "activation_frac")

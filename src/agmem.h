@@ -8,7 +8,7 @@
  *
  * The R entry points the C code uses (the symbols agmem.so imports from R), by their level in
  * Writing R Extensions, as R 4.5.0's tools:::funAPI() classifies them:
- *   API: Rf_allocVector, Rf_errorcall, Rf_eval, Rf_getAttrib, Rf_setAttrib, Rf_install,
+ *   API: Rf_allocVector, Rf_error, Rf_eval, Rf_getAttrib, Rf_setAttrib, Rf_install,
  *     Rf_isObject, Rf_lang2, Rf_mkChar, Rf_mkNamed, Rf_mkString, Rf_ScalarReal, Rf_type2char,
  *     Rf_protect and Rf_unprotect (PROTECT, UNPROTECT), R_alloc, R_CheckUserInterrupt,
  *     R_registerRoutines, R_useDynamicSymbols, R_forceSymbols, TYPEOF, XLENGTH, R_CHAR (CHAR),
@@ -139,6 +139,12 @@ enum { AGMEM_HOST, AGMEM_DEVICE, AGMEM_N_WHERE };
 enum { AGMEM_MEASURED, AGMEM_SOURCE_ONLY, AGMEM_N_BASES };
 enum { AGMEM_OP_DATA, AGMEM_OP_LINEAR, AGMEM_OP_ACTIVATION, AGMEM_OP_LOSS, AGMEM_N_OP_KINDS };
 
+/* A limit of the validated range: what it limits, and its largest validated value. */
+typedef struct {
+    const char *name;
+    double max;
+} agmem_limit;
+
 /* An op the unit rules may name, and its kind (AGMEM_OP_*). */
 typedef struct {
     const char *name;
@@ -184,6 +190,8 @@ extern const int agmem_device_place[AGMEM_N_DEVICES];
 extern const char *const agmem_op_kind_names[AGMEM_N_OP_KINDS];
 extern const agmem_op agmem_ops[];
 extern const R_xlen_t agmem_n_ops;
+extern const agmem_limit agmem_validated[];
+extern const R_xlen_t agmem_n_validated;
 extern const char *const agmem_layer_names[];
 extern const R_xlen_t agmem_n_layers;
 extern const char *const agmem_device_names[AGMEM_N_DEVICES];

@@ -101,11 +101,12 @@ static SEXP names_vector(const char *const *names, R_xlen_t count)
    `devices`, `dtypes`, `components`, `places` (character vectors, in the order of the code's
    enums), `ops` (a list of `name` and `kind`, "data", "linear", "activation" or "loss") and
    `layers` (the layer types agmem models) and `device_places` (for each device, the place whose
-   peak the planners plan on). Takes no argument. */
+   peak the planners plan on) and `validated` (the largest validated batch size, width and
+   parameter count, named). Takes no argument. */
 SEXP agmem_registry(void)
 {
     const char *outer[] = {"optimizers", "devices", "dtypes", "components", "places", "ops",
-                           "layers", "device_places", ""};
+                           "layers", "device_places", "validated", ""};
     const char *opt_cols[] = {"name", "copies", ""};
     const char *op_cols[] = {"name", "kind", ""};
     SEXP out = PROTECT(Rf_mkNamed(VECSXP, outer));
@@ -135,6 +136,15 @@ SEXP agmem_registry(void)
     SET_VECTOR_ELT(out, 7, places);
     for (int i = 0; i < AGMEM_N_DEVICES; i++)
         SET_STRING_ELT(places, i, Rf_mkChar(agmem_where_names[agmem_device_place[i]]));
+    SEXP limits = Rf_allocVector(REALSXP, agmem_n_validated);
+    SET_VECTOR_ELT(out, 8, limits);
+    SEXP limit_names = PROTECT(Rf_allocVector(STRSXP, agmem_n_validated));
+    for (R_xlen_t i = 0; i < agmem_n_validated; i++) {
+        REAL(limits)[i] = agmem_validated[i].max;
+        SET_STRING_ELT(limit_names, i, Rf_mkChar(agmem_validated[i].name));
+    }
+    Rf_setAttrib(limits, R_NamesSymbol, limit_names);
+    UNPROTECT(1);
     UNPROTECT(1);
     return out;
 }

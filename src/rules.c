@@ -64,6 +64,17 @@ const agmem_op agmem_ops[] = {
 };
 const R_xlen_t agmem_n_ops = sizeof agmem_ops / sizeof agmem_ops[0];
 
+/* How far the model of ag_training_memory() was validated: the largest batch size, layer width
+   and parameter count among the measured configurations of inst/validation (measurements-fit,
+   -holdout, -large and -long50.csv: batch sizes 1 to 2048, widths 1 to 2048, 65 to 10 559 872
+   parameters). A figure beyond any of these is flagged with a warning (R/estimator-model.R). */
+const agmem_limit agmem_validated[] = {
+    {"batch_size", 2048},
+    {"width", 2048},
+    {"params", 10559872},
+};
+const R_xlen_t agmem_n_validated = sizeof agmem_validated / sizeof agmem_validated[0];
+
 /* The ggmlR layer types agmem models, each read by the reader of the same name in R/layers.R:
    "linear" is ag_linear() (R/autograd.R:1683-1705), a product, a bias and an activation. */
 const char *const agmem_layer_names[] = {"linear"};

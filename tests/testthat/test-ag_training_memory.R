@@ -204,7 +204,8 @@ test_that("the result has the documented fields and types", {
   expect_s3_class(mem, "ag_training_memory")
   expect_identical(names(mem), c("host_peak", "device_peak", "components", "params",
                                  "batch_size", "optimizer", "device", "dtype", "loss",
-                                 "uncovered", "source_only", "host_regime"))
+                                 "uncovered", "source_only", "host_regime",
+                                 "beyond_validated"))
   expect_identical(names(mem$components), c("component", "where", "bytes", "basis"))
   expect_identical(mem$batch_size, 64)
   expect_identical(mem[c("optimizer", "device", "dtype", "loss")],
@@ -215,7 +216,7 @@ test_that("the result has the documented fields and types", {
   expect_true(all(mem$components$component %in% known))
 })
 
-test_that("every figure equals the rule table evaluated in R; peaks are sums, monotone in batch", {
+test_that("every figure equals the rule table evaluated in R; peaks are sums, monotone in batch", beyond_range_ok({
   set.seed(20261210)
   grid <- expand.grid(optimizer = c("adam", "sgd", "sgd_plain"),
                       device = c("cpu", "gpu"), dtype = c("f32", "f16", "bf16"),
@@ -258,7 +259,7 @@ test_that("every figure equals the rule table evaluated in R; peaks are sums, mo
     }
   }
   expect_identical(mismatches, 0L)
-})
+}))
 
 test_that("the rule table cites a source for every row and is complete", {
   rules <- training_rules()
@@ -470,4 +471,22 @@ test_that("real ggmlR training steps fill the device pools as predicted", {
     mem <- ag_training_memory(spec, as.integer(cfg[[2]]), cfg[[3]], "gpu", quiet = TRUE)
     expect_lt(abs(mem$device_peak / measured - 1), 0.02, label = cfg[[1]])
   }
+})
+
+test_that("a figure beyond the validated range is flagged, in the result, report and warning", {
+  spec <- ag_dense_stack(c(784, 512, 10))
+  expect_silent(mem <- ag_training_memory(spec, 2048, quiet = TRUE))
+  expect_identical(mem$beyond_validated, character(0))
+  expect_warning(mem <- ag_training_memory(spec, 200000, quiet = TRUE),
+                 "batch size 200 000 \\(validated up to 2 048\\)", class = "agmem_warning_range")
+  expect_length(mem$beyond_validated, 1L)
+  expect_match(format(mem), "Beyond what the model was validated on", all = FALSE)
+  wide <- ag_dense_stack(c(784, 4096, 10))
+  expect_warning(mem <- ag_training_memory(wide, 8, quiet = TRUE), "layer width 4 096",
+                 class = "agmem_warning_range")
+  # The planners and the sweep flag it too.
+  expect_warning(b <- ag_max_batch_size(spec, "8 GiB"), class = "agmem_warning_range")
+  expect_gt(b, 2048)
+  expect_warning(ag_memory_sweep(spec, c(1, 4096), "adam"), class = "agmem_warning_range")
+  expect_silent(ag_memory_sweep(spec, c(1, 2048), "adam"))
 })

@@ -172,7 +172,7 @@ top_within <- function(d, lo, hi) {
   max(tops)
 }
 
-test_that("the legend sits inside the plot and covers no data", {
+test_that("the legend sits inside the plot and covers no data", beyond_range_ok({
   flat <- ag_memory_sweep(shapes, 2^(0:12), activation_frac = 0)
   cases <- list(
     list(sweep, budget = "1 GiB"), list(sweep), list(sweep, budget = "2 GiB"),
@@ -205,7 +205,7 @@ test_that("the legend sits inside the plot and covers no data", {
       expect_lt(top_within(d, left, right), bottom)
     }
   }
-})
+}))
 
 test_that("the largest batch that fits is found for every optimizer", {
   fits <- vapply(c("adam", "sgd", "sgd_plain"), function(opt) {
@@ -241,7 +241,7 @@ test_that("a huge budget gets a short label and a finite axis", {
   }
 })
 
-test_that("a model's sweep stacks its components at the planned place and plans on its peak", {
+test_that("a model's sweep stacks its components at the planned place and plans on its peak", beyond_range_ok({
   d <- drawn(spec_sweep, budget = "512 MiB")
   adam <- spec_sweep[spec_sweep$optimizer == "adam", ]
   polygons <- calls_to(d, "C_polygon")
@@ -268,9 +268,9 @@ test_that("a model's sweep stacks its components at the planned place and plans 
   titles <- calls_to(d, "C_title")[[1L]]
   expect_identical(titles[[1L]], "Predicted host peak by batch size")
   expect_identical(titles[[4L]], "host peak (GiB)")
-})
+}))
 
-test_that("a gpu sweep plots the device peak, and a measurement its line", {
+test_that("a gpu sweep plots the device peak, and a measurement its line", beyond_range_ok({
   d <- drawn(gpu_sweep, budget = "256 MiB")
   titles <- calls_to(d, "C_title")[[1L]]
   expect_identical(titles[[1L]], "Predicted device peak by batch size (gpu, f32)")
@@ -290,4 +290,4 @@ test_that("a gpu sweep plots the device peak, and a measurement its line", {
     paste0("host peak, measured line: fits up to batch ", format_n(b)), "budget 256.00 MiB"
   ))
   expect_equal(xy_drawn(d, "p")[[1L]]$y, (50e6 + 1e5 * b) / mb)
-})
+}))
