@@ -270,69 +270,78 @@ peak_at <- function(spec, b, opt, device, dtype) {
   if (device == "gpu") mem$device_peak else mem$host_peak
 }
 
-test_that("on a spec, the answer is the exact boundary of ag_training_memory()'s peak", beyond_range_ok({
-  set.seed(2024)
-  checked <- 0L
-  n <- iterations(300)
-  for (i in seq_len(n)) {
-    spec <- random_spec()
-    opt <- sample(c("adam", "sgd", "sgd_plain"), 1L)
-    device <- sample(c("cpu", "gpu"), 1L)
-    dtype <- if (device == "gpu") sample(c("f32", "f16", "bf16"), 1L) else "f32"
-    b0 <- sample(c(1L, sample.int(1e4, 1L), sample.int(.Machine$integer.max, 1L)), 1L)
-    at_b0 <- peak_at(spec, b0, opt, device, dtype)
-    # Half the budgets sit exactly on a figure (the sharpest boundary), half anywhere near it.
-    budget <- if (stats::runif(1) < 0.5) at_b0 else at_b0 * stats::runif(1, 0.5, 1.5)
-    b <- max_batch_or_0(spec, budget, opt, device = device, dtype = dtype)
-    ok <- if (b == 0) {
-      peak_at(spec, 1, opt, device, dtype) > budget
-    } else if (b == .Machine$integer.max) {
-      peak_at(spec, b, opt, device, dtype) <= budget
-    } else {
-      peak_at(spec, b, opt, device, dtype) <= budget &&
-        peak_at(spec, b + 1, opt, device, dtype) > budget
+test_that("on a spec, the answer is the exact boundary of ag_training_memory()'s peak", {
+  beyond_range_ok({
+    set.seed(2024)
+    checked <- 0L
+    n <- iterations(300)
+    for (i in seq_len(n)) {
+      spec <- random_spec()
+      opt <- sample(c("adam", "sgd", "sgd_plain"), 1L)
+      device <- sample(c("cpu", "gpu"), 1L)
+      dtype <- if (device == "gpu") sample(c("f32", "f16", "bf16"), 1L) else "f32"
+      b0 <- sample(c(1L, sample.int(1e4, 1L), sample.int(.Machine$integer.max, 1L)), 1L)
+      at_b0 <- peak_at(spec, b0, opt, device, dtype)
+      # Half the budgets sit exactly on a figure (the sharpest boundary), half anywhere near it.
+      budget <- if (stats::runif(1) < 0.5) at_b0 else at_b0 * stats::runif(1, 0.5, 1.5)
+      b <- max_batch_or_0(spec, budget, opt, device = device, dtype = dtype)
+      ok <- if (b == 0) {
+        peak_at(spec, 1, opt, device, dtype) > budget
+      } else if (b == .Machine$integer.max) {
+        peak_at(spec, b, opt, device, dtype) <= budget
+      } else {
+        peak_at(spec, b, opt, device, dtype) <= budget &&
+          peak_at(spec, b + 1, opt, device, dtype) > budget
+      }
+      if (!isTRUE(ok)) {
+        expect_true(ok, label = sprintf("case %d: b0 = %d, b = %.0f", i, b0, b))
+      }
+      checked <- checked + isTRUE(ok)
     }
-    if (!isTRUE(ok)) {
-      expect_true(ok, label = sprintf("case %d: b0 = %d, b = %.0f", i, b0, b))
+    expect_identical(checked, n)
+  })
+})
+
+test_that("on a spec, a budget equal to the peak at a batch fits at least that batch", {
+  beyond_range_ok({
+    spec <- ag_dense_stack(c(784, 512, 512, 10))
+    for (b0 in c(1, 7, 64, 1000, 123456)) {
+      for (opt in c("adam", "sgd", "sgd_plain")) {
+        budget <- ag_training_memory(spec, b0, opt, quiet = TRUE)$host_peak
+        expect_gte(ag_max_batch_size(spec, budget, opt), b0)
+        expect_lt(max_batch_or_0(spec, budget - 1, opt), b0)
+      }
     }
-    checked <- checked + isTRUE(ok)
-  }
-  expect_identical(checked, n)
-}))
+  })
+})
 
-test_that("on a spec, a budget equal to the peak at a batch fits at least that batch", beyond_range_ok({
-  spec <- ag_dense_stack(c(784, 512, 512, 10))
-  for (b0 in c(1, 7, 64, 1000, 123456)) {
-    for (opt in c("adam", "sgd", "sgd_plain")) {
-      budget <- ag_training_memory(spec, b0, opt, quiet = TRUE)$host_peak
-      expect_gte(ag_max_batch_size(spec, budget, opt), b0)
-      expect_lt(max_batch_or_0(spec, budget - 1, opt), b0)
-    }
-  }
-}))
+test_that("a ggmlR model plans as its spec does", {
+  beyond_range_ok({
+    model <- fake_sequential(fake_linear(784, 512, "relu"), fake_linear(512, 10))
+    spec <- ag_model_spec(model)
+    expect_identical(ag_max_batch_size(model, "128 MiB"), ag_max_batch_size(spec, "128 MiB"))
+    expect_identical(ag_max_batch_size(model, "64 MiB", "sgd", device = "gpu", dtype = "f16"),
+                     ag_max_batch_size(spec, "64 MiB", "sgd", device = "gpu", dtype = "f16"))
+  })
+})
 
-test_that("a ggmlR model plans as its spec does", beyond_range_ok({
-  model <- fake_sequential(fake_linear(784, 512, "relu"), fake_linear(512, 10))
-  spec <- ag_model_spec(model)
-  expect_identical(ag_max_batch_size(model, "128 MiB"), ag_max_batch_size(spec, "128 MiB"))
-  expect_identical(ag_max_batch_size(model, "64 MiB", "sgd", device = "gpu", dtype = "f16"),
-                   ag_max_batch_size(spec, "64 MiB", "sgd", device = "gpu", dtype = "f16"))
-}))
-
-test_that("margin, 0, Inf and the integer maximum on a spec", beyond_range_ok({
-  spec <- ag_dense_stack(c(784, 512, 10))
-  fixed_plus_one <- ag_training_memory(spec, 1, quiet = TRUE)$host_peak
-  expect_agmem_error(ag_max_batch_size(spec, fixed_plus_one - 1), class = "agmem_error_budget")
-  expect_identical(ag_max_batch_size(spec, 1e300), as.double(.Machine$integer.max))
-  expect_identical(ag_max_batch_size(spec, "1 GiB", margin = 0.5), ag_max_batch_size(spec, "512 MiB"))
-  # A list of tensors has no layers: nothing says how its peak grows with the batch.
-  tensors <- list(fake_tensor(c(100, 100)), fake_tensor(c(100, 1)))
-  expect_agmem_error(ag_max_batch_size(tensors, "1 GiB"), "has no layers",
-                     class = "agmem_error_unmodelled")
-  expect_agmem_error(ag_max_batch_size(tensors, "1 GiB", lower_bound = TRUE), "has no layers",
-                     class = "agmem_error_unmodelled")
-  expect_agmem_error(ag_memory_sweep(tensors, 1), class = "agmem_error_unmodelled")
-}))
+test_that("margin, 0, Inf and the integer maximum on a spec", {
+  beyond_range_ok({
+    spec <- ag_dense_stack(c(784, 512, 10))
+    fixed_plus_one <- ag_training_memory(spec, 1, quiet = TRUE)$host_peak
+    expect_agmem_error(ag_max_batch_size(spec, fixed_plus_one - 1), class = "agmem_error_budget")
+    expect_identical(ag_max_batch_size(spec, 1e300), as.double(.Machine$integer.max))
+    expect_identical(ag_max_batch_size(spec, "1 GiB", margin = 0.5),
+                     ag_max_batch_size(spec, "512 MiB"))
+    # A list of tensors has no layers: nothing says how its peak grows with the batch.
+    tensors <- list(fake_tensor(c(100, 100)), fake_tensor(c(100, 1)))
+    expect_agmem_error(ag_max_batch_size(tensors, "1 GiB"), "has no layers",
+                       class = "agmem_error_unmodelled")
+    expect_agmem_error(ag_max_batch_size(tensors, "1 GiB", lower_bound = TRUE), "has no layers",
+                       class = "agmem_error_unmodelled")
+    expect_agmem_error(ag_memory_sweep(tensors, 1), class = "agmem_error_unmodelled")
+  })
+})
 
 # A measurement as ag_measure_training_memory() returns it.
 measurement <- function(host = c(fixed = 50e6, per_sample = 1e5),
@@ -425,64 +434,70 @@ test_that("a NULL budget on the gpu is the GPU's free memory or an error asking 
   expect_agmem_error(summary(ag_memory_sweep(spec, 1, device = "gpu")), "`budget`.*GPU")
 })
 
-test_that("the .Call entry points for a model and a line check every argument they read", beyond_range_ok({
-  spec <- ag_dense_stack(c(8, 4, 2))
-  flat <- agmem:::spec_ops(spec)
-  call <- function(shapes = spec$shapes, units = flat$units, ops = flat$ops, opt = "adam",
-                   dev = "cpu", dt = "f32", limit = 2^20) {
-    .Call(agmem:::agmem_max_batch_model, shapes, units, ops, opt, dev, dt, limit)
-  }
-  expect_identical(call(), ag_max_batch_size(spec, 2^20))
-  for (bad in list(NULL, "1", -1, NA, Inf, c(1, 2), list(1), factor(1))) {
-    expect_agmem_error(call(limit = bad), "`budget`")
-  }
-  for (bad in list(NULL, NA_character_, "ADAM", c("adam", "sgd"), factor("adam"))) {
-    expect_agmem_error(call(opt = bad), "`optimizer`")
-    expect_agmem_error(call(dev = bad), "`device`")
-    expect_agmem_error(call(dt = bad), "`dtype`")
-  }
-  for (bad in list(NULL, "a", list(), list("2"))) expect_agmem_error(call(shapes = bad), "`shapes`")
-  expect_agmem_error(call(units = flat$units[-1L]), "`units`")
-  expect_agmem_error(call(units = as.character(flat$units)), "`units`")
-  expect_agmem_error(call(ops = replace(flat$ops, 1L, "conv2d")), "`ops`")
-  expect_agmem_error(call(ops = replace(flat$ops, 1L, NA)), "`ops`")
-  expect_agmem_error(call(dt = "f16"), "`dtype` \"f16\" does not apply")
-  # Activations that overflow at some batch only mean that batch does not fit.
-  expect_identical(call(1, 1.5e308, "matmul", limit = 1e308), 0)
-  expect_lt(call(1, 1e300, "matmul", limit = 1e308), .Machine$integer.max)
-  expect_agmem_error(call(list(c(1e300, 1e7))), "overflow")
+test_that("the .Call entry points for a model and a line check every argument they read", {
+  beyond_range_ok({
+    spec <- ag_dense_stack(c(8, 4, 2))
+    flat <- agmem:::spec_ops(spec)
+    call <- function(shapes = spec$shapes, units = flat$units, ops = flat$ops, opt = "adam",
+                     dev = "cpu", dt = "f32", limit = 2^20) {
+      .Call(agmem:::agmem_max_batch_model, shapes, units, ops, opt, dev, dt, limit)
+    }
+    expect_identical(call(), ag_max_batch_size(spec, 2^20))
+    for (bad in list(NULL, "1", -1, NA, Inf, c(1, 2), list(1), factor(1))) {
+      expect_agmem_error(call(limit = bad), "`budget`")
+    }
+    for (bad in list(NULL, NA_character_, "ADAM", c("adam", "sgd"), factor("adam"))) {
+      expect_agmem_error(call(opt = bad), "`optimizer`")
+      expect_agmem_error(call(dev = bad), "`device`")
+      expect_agmem_error(call(dt = bad), "`dtype`")
+    }
+    for (bad in list(NULL, "a", list(), list("2"))) {
+      expect_agmem_error(call(shapes = bad), "`shapes`")
+    }
+    expect_agmem_error(call(units = flat$units[-1L]), "`units`")
+    expect_agmem_error(call(units = as.character(flat$units)), "`units`")
+    expect_agmem_error(call(ops = replace(flat$ops, 1L, "conv2d")), "`ops`")
+    expect_agmem_error(call(ops = replace(flat$ops, 1L, NA)), "`ops`")
+    expect_agmem_error(call(dt = "f16"), "`dtype` \"f16\" does not apply")
+    # Activations that overflow at some batch only mean that batch does not fit.
+    expect_identical(call(1, 1.5e308, "matmul", limit = 1e308), 0)
+    expect_lt(call(1, 1e300, "matmul", limit = 1e308), .Machine$integer.max)
+    expect_agmem_error(call(list(c(1e300, 1e7))), "overflow")
 
-  line <- function(fixed = 10, per_sample = 1, limit = 100) {
-    .Call(agmem:::agmem_max_batch_line, fixed, per_sample, limit)
-  }
-  expect_identical(line(), 90)
-  expect_identical(line(10L, 1L), 90)
-  for (bad in list(NULL, NA, NA_integer_, Inf, -Inf, NaN, c(1, 2), "1", list(1), factor(1))) {
-    expect_agmem_error(line(fixed = bad), "`fixed`")
-    expect_agmem_error(line(per_sample = bad), "`per_sample`")
-  }
-  expect_agmem_error(line(per_sample = -1), "`per_sample` must be >= 0")
-  for (bad in list(NULL, -1, NA, Inf, c(1, 2))) expect_agmem_error(line(limit = bad), "`budget`")
-  # A line whose peak overflows at some batch: that batch does not fit.
-  b <- line(0, 1e300, 1.5e308)
-  expect_true(b * 1e300 <= 1.5e308 && (b + 1) * 1e300 > 1.5e308)
-  expect_identical(line(-50, 1, 0), 50)
-}))
+    line <- function(fixed = 10, per_sample = 1, limit = 100) {
+      .Call(agmem:::agmem_max_batch_line, fixed, per_sample, limit)
+    }
+    expect_identical(line(), 90)
+    expect_identical(line(10L, 1L), 90)
+    for (bad in list(NULL, NA, NA_integer_, Inf, -Inf, NaN, c(1, 2), "1", list(1), factor(1))) {
+      expect_agmem_error(line(fixed = bad), "`fixed`")
+      expect_agmem_error(line(per_sample = bad), "`per_sample`")
+    }
+    expect_agmem_error(line(per_sample = -1), "`per_sample` must be >= 0")
+    for (bad in list(NULL, -1, NA, Inf, c(1, 2))) expect_agmem_error(line(limit = bad), "`budget`")
+    # A line whose peak overflows at some batch: that batch does not fit.
+    b <- line(0, 1e300, 1.5e308)
+    expect_true(b * 1e300 <= 1.5e308 && (b + 1) * 1e300 > 1.5e308)
+    expect_identical(line(-50, 1, 0), 50)
+  })
+})
 
-test_that("a real ggmlR model plans as the dense stack it is", beyond_range_ok({
-  skip_if_not_installed("ggmlR")
-  model <- ggmlR::ag_sequential(
-    ggmlR::ag_linear(784L, 512L, activation = "relu"),
-    ggmlR::ag_linear(512L, 10L)
-  )
-  stack <- ag_dense_stack(c(784, 512, 10))
-  for (device in c("cpu", "gpu")) {
-    expect_identical(ag_max_batch_size(model, "128 MiB", device = device),
-                     ag_max_batch_size(stack, "128 MiB", device = device))
-  }
-  expect_identical(ag_memory_sweep(model, c(1, 64))$host_peak,
-                   ag_memory_sweep(stack, c(1, 64))$host_peak)
-}))
+test_that("a real ggmlR model plans as the dense stack it is", {
+  beyond_range_ok({
+    skip_if_not_installed("ggmlR")
+    model <- ggmlR::ag_sequential(
+      ggmlR::ag_linear(784L, 512L, activation = "relu"),
+      ggmlR::ag_linear(512L, 10L)
+    )
+    stack <- ag_dense_stack(c(784, 512, 10))
+    for (device in c("cpu", "gpu")) {
+      expect_identical(ag_max_batch_size(model, "128 MiB", device = device),
+                       ag_max_batch_size(stack, "128 MiB", device = device))
+    }
+    expect_identical(ag_memory_sweep(model, c(1, 64))$host_peak,
+                     ag_memory_sweep(stack, c(1, 64))$host_peak)
+  })
+})
 
 test_that("a model with a part agmem does not model is refused, or planned as a lower bound", {
   model <- fake_sequential(fake_linear(784, 256, "relu"), fake_dropout(0.2),

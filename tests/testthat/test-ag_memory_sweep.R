@@ -103,37 +103,39 @@ test_that("a sweep of more rows than a vector can hold is refused before any bat
 
 # ---- sweeps of a model or a measurement ----
 
-test_that("a model's sweep has every figure of ag_training_memory() for its rows", beyond_range_ok({
-  set.seed(5)
-  for (i in seq_len(iterations(20))) {
-    widths <- sample.int(2048L, sample(2:5, 1L))
-    spec <- ag_dense_stack(widths, sample(c("relu", "tanh", "none"), 1L))
-    device <- sample(c("cpu", "gpu"), 1L)
-    dtype <- if (device == "gpu") sample(c("f32", "f16", "bf16"), 1L) else "f32"
-    opts <- sample(c("adam", "sgd", "sgd_plain"), sample.int(3L, 1L))
-    batches <- sample.int(1e5, sample.int(5L, 1L))
-    sweep <- ag_memory_sweep(spec, batches, opts, device = device, dtype = dtype)
-    expect_s3_class(sweep, c("ag_memory_sweep", "data.frame"), exact = TRUE)
-    expect_identical(names(sweep), c("optimizer", "batch_size", "params",
-                                     agmem:::registry_names("components"), "host_peak",
-                                     "device_peak"))
-    expect_identical(sweep$optimizer, rep(opts, each = length(batches)))
-    expect_identical(sweep$batch_size, rep(as.double(batches), length(opts)))
-    where <- if (device == "gpu") "device" else "host"
-    for (r in seq_len(nrow(sweep))) {
-      mem <- ag_training_memory(spec, sweep$batch_size[[r]], sweep$optimizer[[r]], device, dtype,
-                                quiet = TRUE)
-      expect_identical(sweep$host_peak[[r]], mem$host_peak)
-      expect_identical(sweep$device_peak[[r]], mem$device_peak)
-      expect_identical(sweep$params[[r]], mem$params)
-      here <- mem$components[mem$components$where == where, ]
-      for (k in seq_len(nrow(here))) {
-        expect_identical(sweep[[here$component[[k]]]][[r]], here$bytes[[k]])
+test_that("a model's sweep has every figure of ag_training_memory() for its rows", {
+  beyond_range_ok({
+    set.seed(5)
+    for (i in seq_len(iterations(20))) {
+      widths <- sample.int(2048L, sample(2:5, 1L))
+      spec <- ag_dense_stack(widths, sample(c("relu", "tanh", "none"), 1L))
+      device <- sample(c("cpu", "gpu"), 1L)
+      dtype <- if (device == "gpu") sample(c("f32", "f16", "bf16"), 1L) else "f32"
+      opts <- sample(c("adam", "sgd", "sgd_plain"), sample.int(3L, 1L))
+      batches <- sample.int(1e5, sample.int(5L, 1L))
+      sweep <- ag_memory_sweep(spec, batches, opts, device = device, dtype = dtype)
+      expect_s3_class(sweep, c("ag_memory_sweep", "data.frame"), exact = TRUE)
+      expect_identical(names(sweep), c("optimizer", "batch_size", "params",
+                                       agmem:::registry_names("components"), "host_peak",
+                                       "device_peak"))
+      expect_identical(sweep$optimizer, rep(opts, each = length(batches)))
+      expect_identical(sweep$batch_size, rep(as.double(batches), length(opts)))
+      where <- if (device == "gpu") "device" else "host"
+      for (r in seq_len(nrow(sweep))) {
+        mem <- ag_training_memory(spec, sweep$batch_size[[r]], sweep$optimizer[[r]], device, dtype,
+                                  quiet = TRUE)
+        expect_identical(sweep$host_peak[[r]], mem$host_peak)
+        expect_identical(sweep$device_peak[[r]], mem$device_peak)
+        expect_identical(sweep$params[[r]], mem$params)
+        here <- mem$components[mem$components$where == where, ]
+        for (k in seq_len(nrow(here))) {
+          expect_identical(sweep[[here$component[[k]]]][[r]], here$bytes[[k]])
+        }
       }
+      expect_identical(attr(sweep, "plan")$device, device)
     }
-    expect_identical(attr(sweep, "plan")$device, device)
-  }
-}))
+  })
+})
 
 test_that("a measurement's sweep holds its line at each batch", {
   m <- structure(list(

@@ -98,8 +98,8 @@ test_that("without a budget there is no budget line, no marker and no budget in 
 
 shapes <- ag_dense_shapes(c(784, 2048, 2048, 10))
 spec <- ag_dense_stack(c(784, 2048, 2048, 10))
-spec_sweep <- ag_memory_sweep(spec, 2^(0:12))
-gpu_sweep <- ag_memory_sweep(spec, 2^(0:12), device = "gpu")
+spec_sweep <- beyond_range_ok(ag_memory_sweep(spec, 2^(0:12)))
+gpu_sweep <- beyond_range_ok(ag_memory_sweep(spec, 2^(0:12), device = "gpu"))
 measured <- structure(list(
   line = list(host = c(fixed = 50e6, per_sample = 1e5), device = c(fixed = 0, per_sample = 0)),
   device = "cpu",
@@ -172,40 +172,42 @@ top_within <- function(d, lo, hi) {
   max(tops)
 }
 
-test_that("the legend sits inside the plot and covers no data", beyond_range_ok({
-  flat <- ag_memory_sweep(shapes, 2^(0:12), activation_frac = 0)
-  cases <- list(
-    list(sweep, budget = "1 GiB"), list(sweep), list(sweep, budget = "2 GiB"),
-    list(sweep, budget = "100 MiB"), list(sweep, budget = 1e12), list(flat),
-    list(flat, budget = "200 MiB"), list(flat, budget = "100 MiB"),
-    list(ag_memory_sweep(shapes, 32, "adam"), budget = "150 MiB"),
-    list(ag_memory_sweep(shapes, 32), budget = "150 MiB"), list(ag_memory_sweep(shapes, 32)),
-    list(ag_memory_sweep(1e6, c(1, 10), "sgd", activation_frac = 0), budget = "1 GiB"),
-    list(spec_sweep, budget = "512 MiB"), list(spec_sweep), list(gpu_sweep, budget = "256 MiB"),
-    list(ag_memory_sweep(spec, 1:8), budget = "1 GiB"), list(measured_sweep, budget = "256 MiB")
-  )
-  # The default pdf() page, a README-sized figure (800 x 500 px at 72 dpi), a small one, and the
-  # example figures of the site: 1400 x 866 px at 144 dpi (the same inches as 700 x 433 at 72)
-  # and pkgdown's own 700 x 433 px at 96 dpi (1400 x 866 at 192).
-  for (size in list(c(7, 7), c(800, 500) / 72, c(6, 4.5), c(1400, 866) / 144,
-                    c(700, 433) / 96)) {
-    for (case in cases) {
-      d <- do.call(drawn, c(case, width = size[[1L]], height = size[[2L]]))
-      # rect() of the legend's box: its corners, in either order.
-      box <- unlist(calls_to(list(calls = d$key), "C_rect")[[1L]][1:4])
-      left <- min(box[c(1L, 3L)])
-      right <- max(box[c(1L, 3L)])
-      bottom <- min(box[c(2L, 4L)])
-      xlim <- d$window$args[[1L]]
-      ylim <- d$window$args[[2L]]
-      # The plot region: xlim widened by 4% either side on the log axis, ylim as it is.
-      usr <- exp(log(xlim) + c(-1, 1) * 0.04 * diff(log(xlim)))
-      expect_true(left >= usr[[1L]] && right <= usr[[2L]])
-      expect_true(bottom >= min(ylim) && max(box[c(2L, 4L)]) <= max(ylim))
-      expect_lt(top_within(d, left, right), bottom)
+test_that("the legend sits inside the plot and covers no data", {
+  beyond_range_ok({
+    flat <- ag_memory_sweep(shapes, 2^(0:12), activation_frac = 0)
+    cases <- list(
+      list(sweep, budget = "1 GiB"), list(sweep), list(sweep, budget = "2 GiB"),
+      list(sweep, budget = "100 MiB"), list(sweep, budget = 1e12), list(flat),
+      list(flat, budget = "200 MiB"), list(flat, budget = "100 MiB"),
+      list(ag_memory_sweep(shapes, 32, "adam"), budget = "150 MiB"),
+      list(ag_memory_sweep(shapes, 32), budget = "150 MiB"), list(ag_memory_sweep(shapes, 32)),
+      list(ag_memory_sweep(1e6, c(1, 10), "sgd", activation_frac = 0), budget = "1 GiB"),
+      list(spec_sweep, budget = "512 MiB"), list(spec_sweep), list(gpu_sweep, budget = "256 MiB"),
+      list(ag_memory_sweep(spec, 1:8), budget = "1 GiB"), list(measured_sweep, budget = "256 MiB")
+    )
+    # The default pdf() page, a README-sized figure (800 x 500 px at 72 dpi), a small one, and the
+    # example figures of the site: 1400 x 866 px at 144 dpi (the same inches as 700 x 433 at 72)
+    # and pkgdown's own 700 x 433 px at 96 dpi (1400 x 866 at 192).
+    for (size in list(c(7, 7), c(800, 500) / 72, c(6, 4.5), c(1400, 866) / 144,
+                      c(700, 433) / 96)) {
+      for (case in cases) {
+        d <- do.call(drawn, c(case, width = size[[1L]], height = size[[2L]]))
+        # rect() of the legend's box: its corners, in either order.
+        box <- unlist(calls_to(list(calls = d$key), "C_rect")[[1L]][1:4])
+        left <- min(box[c(1L, 3L)])
+        right <- max(box[c(1L, 3L)])
+        bottom <- min(box[c(2L, 4L)])
+        xlim <- d$window$args[[1L]]
+        ylim <- d$window$args[[2L]]
+        # The plot region: xlim widened by 4% either side on the log axis, ylim as it is.
+        usr <- exp(log(xlim) + c(-1, 1) * 0.04 * diff(log(xlim)))
+        expect_true(left >= usr[[1L]] && right <= usr[[2L]])
+        expect_true(bottom >= min(ylim) && max(box[c(2L, 4L)]) <= max(ylim))
+        expect_lt(top_within(d, left, right), bottom)
+      }
     }
-  }
-}))
+  })
+})
 
 test_that("the largest batch that fits is found for every optimizer", {
   fits <- vapply(c("adam", "sgd", "sgd_plain"), function(opt) {
@@ -241,53 +243,57 @@ test_that("a huge budget gets a short label and a finite axis", {
   }
 })
 
-test_that("a model's sweep stacks its components at the planned place and plans on its peak", beyond_range_ok({
-  d <- drawn(spec_sweep, budget = "512 MiB")
-  adam <- spec_sweep[spec_sweep$optimizer == "adam", ]
-  polygons <- calls_to(d, "C_polygon")
-  # weights, gradients, optimizer state, transients, activations: no master weights on the host.
-  expect_length(polygons, 5L)
-  top <- polygons[[5L]][[2L]][seq_len(nrow(adam))]
-  expect_equal(top, adam$host_peak / gb)
-  lines <- xy_drawn(d, "l")
-  for (i in 1:3) {
-    rows <- spec_sweep[spec_sweep$optimizer == c("adam", "sgd", "sgd_plain")[[i]], ]
-    expect_equal(lines[[i]]$y, rows$host_peak / gb)
-  }
-  fits <- vapply(c("adam", "sgd", "sgd_plain"), function(opt) {
-    ag_max_batch_size(spec, "512 MiB", opt)
-  }, 0)
-  marks <- xy_drawn(d, "p")
-  expect_identical(vapply(marks, `[[`, 0, "x"), unname(fits))
-  for (i in 1:3) {
-    peak <- ag_training_memory(spec, fits[[i]], names(fits)[[i]], quiet = TRUE)$host_peak
-    expect_equal(marks[[i]]$y, peak / gb)
-  }
-  expect_identical(legend_text(d)[[6L]],
-                   paste0("host peak, adam: fits up to batch ", fits[["adam"]]))
-  titles <- calls_to(d, "C_title")[[1L]]
-  expect_identical(titles[[1L]], "Predicted host peak by batch size")
-  expect_identical(titles[[4L]], "host peak (GiB)")
-}))
+test_that("a model's sweep stacks its components at the planned place and plans on its peak", {
+  beyond_range_ok({
+    d <- drawn(spec_sweep, budget = "512 MiB")
+    adam <- spec_sweep[spec_sweep$optimizer == "adam", ]
+    polygons <- calls_to(d, "C_polygon")
+    # weights, gradients, optimizer state, transients, activations: no master weights on the host.
+    expect_length(polygons, 5L)
+    top <- polygons[[5L]][[2L]][seq_len(nrow(adam))]
+    expect_equal(top, adam$host_peak / gb)
+    lines <- xy_drawn(d, "l")
+    for (i in 1:3) {
+      rows <- spec_sweep[spec_sweep$optimizer == c("adam", "sgd", "sgd_plain")[[i]], ]
+      expect_equal(lines[[i]]$y, rows$host_peak / gb)
+    }
+    fits <- vapply(c("adam", "sgd", "sgd_plain"), function(opt) {
+      ag_max_batch_size(spec, "512 MiB", opt)
+    }, 0)
+    marks <- xy_drawn(d, "p")
+    expect_identical(vapply(marks, `[[`, 0, "x"), unname(fits))
+    for (i in 1:3) {
+      peak <- ag_training_memory(spec, fits[[i]], names(fits)[[i]], quiet = TRUE)$host_peak
+      expect_equal(marks[[i]]$y, peak / gb)
+    }
+    expect_identical(legend_text(d)[[6L]],
+                     paste0("host peak, adam: fits up to batch ", fits[["adam"]]))
+    titles <- calls_to(d, "C_title")[[1L]]
+    expect_identical(titles[[1L]], "Predicted host peak by batch size")
+    expect_identical(titles[[4L]], "host peak (GiB)")
+  })
+})
 
-test_that("a gpu sweep plots the device peak, and a measurement its line", beyond_range_ok({
-  d <- drawn(gpu_sweep, budget = "256 MiB")
-  titles <- calls_to(d, "C_title")[[1L]]
-  expect_identical(titles[[1L]], "Predicted device peak by batch size (gpu, f32)")
-  expect_identical(titles[[4L]], "device peak (MiB)")
-  adam <- gpu_sweep[gpu_sweep$optimizer == "adam", ]
-  expect_equal(xy_drawn(d, "l")[[1L]]$y, adam$device_peak / mb)
-  expect_match(legend_text(d)[[5L]], "^device peak, adam: fits up to batch ")
+test_that("a gpu sweep plots the device peak, and a measurement its line", {
+  beyond_range_ok({
+    d <- drawn(gpu_sweep, budget = "256 MiB")
+    titles <- calls_to(d, "C_title")[[1L]]
+    expect_identical(titles[[1L]], "Predicted device peak by batch size (gpu, f32)")
+    expect_identical(titles[[4L]], "device peak (MiB)")
+    adam <- gpu_sweep[gpu_sweep$optimizer == "adam", ]
+    expect_equal(xy_drawn(d, "l")[[1L]]$y, adam$device_peak / mb)
+    expect_match(legend_text(d)[[5L]], "^device peak, adam: fits up to batch ")
 
-  d <- drawn(measured_sweep, budget = "256 MiB")
-  titles <- calls_to(d, "C_title")[[1L]]
-  expect_identical(titles[[1L]], "Measured host peak by batch size (fitted line)")
-  expect_identical(titles[[4L]], "host peak (MiB)")
-  expect_length(calls_to(d, "C_polygon"), 2L)
-  b <- ag_max_batch_size(measured, "256 MiB")
-  expect_identical(legend_text(d), c(
-    "fixed", "per sample x batch",
-    paste0("host peak, measured line: fits up to batch ", format_n(b)), "budget 256.00 MiB"
-  ))
-  expect_equal(xy_drawn(d, "p")[[1L]]$y, (50e6 + 1e5 * b) / mb)
-}))
+    d <- drawn(measured_sweep, budget = "256 MiB")
+    titles <- calls_to(d, "C_title")[[1L]]
+    expect_identical(titles[[1L]], "Measured host peak by batch size (fitted line)")
+    expect_identical(titles[[4L]], "host peak (MiB)")
+    expect_length(calls_to(d, "C_polygon"), 2L)
+    b <- ag_max_batch_size(measured, "256 MiB")
+    expect_identical(legend_text(d), c(
+      "fixed", "per sample x batch",
+      paste0("host peak, measured line: fits up to batch ", format_n(b)), "budget 256.00 MiB"
+    ))
+    expect_equal(xy_drawn(d, "p")[[1L]]$y, (50e6 + 1e5 * b) / mb)
+  })
+})

@@ -5,46 +5,49 @@ measured <- structure(list(
   device = "cpu"
 ), class = "ag_measured_memory")
 
-test_that("the summary gives, per optimizer, the batch ag_max_batch_size() gives", beyond_range_ok({
-  cases <- list(
-    list(sweep = ag_memory_sweep(spec, 2^(0:12)), what = spec, args = list()),
-    list(sweep = ag_memory_sweep(spec, 2^(0:12), c("sgd", "adam"), device = "gpu", dtype = "bf16"),
-         what = spec, args = list(device = "gpu", dtype = "bf16")),
-    list(sweep = ag_memory_sweep(shapes, 2^(0:12), activation_frac = 0.05), what = shapes,
-         args = list(activation_frac = 0.05))
-  )
-  for (case in cases) {
-    for (budget in list("256 MiB", 2^30, 1e5)) {
-      s <- summary(case$sweep, budget = budget)
-      expect_s3_class(s, c("summary.ag_memory_sweep", "data.frame"), exact = TRUE)
-      expect_identical(s$optimizer, unique(case$sweep$optimizer))
-      for (r in seq_len(nrow(s))) {
-        # A budget in which not even batch 1 fits is an error there, and 0 here.
-        b <- tryCatch(
-          do.call(ag_max_batch_size, c(list(case$what, budget, s$optimizer[[r]]), case$args)),
-          agmem_error_budget = function(e) 0
-        )
-        expect_identical(s$max_batch[[r]], b)
-        rows <- case$sweep[case$sweep$optimizer == s$optimizer[[r]], ]
-        column <- if (is.null(case$args$activation_frac)) {
-          paste0(if (identical(case$args$device, "gpu")) "device" else "host", "_peak")
-        } else {
-          "total"
-        }
-        limit <- agmem:::parse_budget(budget)
-        swept <- rows$batch_size[rows[[column]] <= limit]
-        expect_identical(s$largest_swept[[r]], if (length(swept)) max(swept) else NA_real_)
-        if (b >= 1) {
-          expect_lte(s$memory[[r]], limit)
-        } else {
-          expect_identical(s$memory[[r]], NA_real_)
+test_that("the summary gives, per optimizer, the batch ag_max_batch_size() gives", {
+  beyond_range_ok({
+    cases <- list(
+      list(sweep = ag_memory_sweep(spec, 2^(0:12)), what = spec, args = list()),
+      list(sweep = ag_memory_sweep(spec, 2^(0:12), c("sgd", "adam"), device = "gpu",
+                                   dtype = "bf16"),
+           what = spec, args = list(device = "gpu", dtype = "bf16")),
+      list(sweep = ag_memory_sweep(shapes, 2^(0:12), activation_frac = 0.05), what = shapes,
+           args = list(activation_frac = 0.05))
+    )
+    for (case in cases) {
+      for (budget in list("256 MiB", 2^30, 1e5)) {
+        s <- summary(case$sweep, budget = budget)
+        expect_s3_class(s, c("summary.ag_memory_sweep", "data.frame"), exact = TRUE)
+        expect_identical(s$optimizer, unique(case$sweep$optimizer))
+        for (r in seq_len(nrow(s))) {
+          # A budget in which not even batch 1 fits is an error there, and 0 here.
+          b <- tryCatch(
+            do.call(ag_max_batch_size, c(list(case$what, budget, s$optimizer[[r]]), case$args)),
+            agmem_error_budget = function(e) 0
+          )
+          expect_identical(s$max_batch[[r]], b)
+          rows <- case$sweep[case$sweep$optimizer == s$optimizer[[r]], ]
+          column <- if (is.null(case$args$activation_frac)) {
+            paste0(if (identical(case$args$device, "gpu")) "device" else "host", "_peak")
+          } else {
+            "total"
+          }
+          limit <- agmem:::parse_budget(budget)
+          swept <- rows$batch_size[rows[[column]] <= limit]
+          expect_identical(s$largest_swept[[r]], if (length(swept)) max(swept) else NA_real_)
+          if (b >= 1) {
+            expect_lte(s$memory[[r]], limit)
+          } else {
+            expect_identical(s$memory[[r]], NA_real_)
+          }
         }
       }
     }
-  }
-  s <- summary(ag_memory_sweep(spec, 2^(0:12), "adam"), "512 MiB")
-  expect_identical(s$memory, ag_training_memory(spec, s$max_batch, quiet = TRUE)$host_peak)
-}))
+    s <- summary(ag_memory_sweep(spec, 2^(0:12), "adam"), "512 MiB")
+    expect_identical(s$memory, ag_training_memory(spec, s$max_batch, quiet = TRUE)$host_peak)
+  })
+})
 
 test_that("a measurement's summary plans on its line; a constant line fits any batch", {
   s <- summary(ag_memory_sweep(measured, c(8, 64)), budget = "256 MiB")
@@ -83,17 +86,19 @@ test_that("the summary prints in readable units", {
   })
 })
 
-test_that("the summary's bad arguments are errors that name them", beyond_range_ok({
-  sweep <- ag_memory_sweep(spec, c(1, 32))
-  expect_snapshot(error = TRUE, {
-    summary(sweep, budget = "12 parsecs")
-    summary(sweep[, c("optimizer", "params")])
-    print(summary(sweep, "1 GiB"), units = "furlongs")
+test_that("the summary's bad arguments are errors that name them", {
+  beyond_range_ok({
+    sweep <- ag_memory_sweep(spec, c(1, 32))
+    expect_snapshot(error = TRUE, {
+      summary(sweep, budget = "12 parsecs")
+      summary(sweep[, c("optimizer", "params")])
+      print(summary(sweep, "1 GiB"), units = "furlongs")
+    })
+    stripped <- ag_memory_sweep(shapes, 1)
+    attr(stripped, "activation_frac") <- NULL
+    attr(stripped, "plan") <- NULL
+    expect_agmem_error(summary(stripped, "1 GiB"), "`object`")
+    skip_if_not_installed("ps")
+    expect_true(is.finite(summary(sweep)$max_batch[[1L]]))
   })
-  stripped <- ag_memory_sweep(shapes, 1)
-  attr(stripped, "activation_frac") <- NULL
-  attr(stripped, "plan") <- NULL
-  expect_agmem_error(summary(stripped, "1 GiB"), "`object`")
-  skip_if_not_installed("ps")
-  expect_true(is.finite(summary(sweep)$max_batch[[1L]]))
-}))
+})
