@@ -114,6 +114,7 @@ ag_training_memory <- function(model, batch_size = 32L, optimizer = c("adam", "s
   device <- match_choice(device, registry_names("devices"), "device")
   dtype <- match_choice(dtype, registry_names("dtypes"), "dtype")
   check_flag(quiet, "quiet")
+  check_ggmlr_version()
   spec <- as_model_spec(model, "model")
   flat <- spec_ops(spec)
   fig <- .Call(agmem_training_memory, spec$shapes, flat$units, flat$ops, batch_size, optimizer,

@@ -103,7 +103,8 @@ budget_unit_text <- paste(
 # A memory budget in bytes (a double) from a number of bytes or a size string such as "16 GiB",
 # "16 GB", "16G" or "512MiB" (units as budget_units, case-insensitive in ASCII but for the final
 # B, which must be upper case; any space, Unicode's too, may stand around the unit, and digits
-# may be grouped in threes by spaces, as the reports write them; no unit means bytes). NULL means the memory available on this machine now (available_memory()).
+# may be grouped in threes by spaces, as the reports write them; no unit means bytes). NULL
+# means the memory available on this machine now (available_memory()).
 # `arg` names the argument in messages, which quote a string as the user typed it.
 parse_budget <- function(budget, arg = "budget") {
   forms <- "a number of bytes or a size such as \"16 GiB\", \"16 GB\", \"16G\" or \"512MiB\""

@@ -33,7 +33,10 @@
 #'   not, so the figure is a lower bound;
 #' * `agmem_warning_range`: a figure of the model of [ag_training_memory()]
 #'   lies beyond what was validated against real ggmlR runs (a batch size, a
-#'   layer width or a parameter count larger than any measured).
+#'   layer width or a parameter count larger than any measured);
+#' * `agmem_warning_version`: the installed ggmlR is another release than the
+#'   one agmem's rules were read from and measured on (once a session, at the
+#'   first figure of the model).
 #'
 #' Each error is also of class `"error"` and `"condition"`; each warning of
 #' class `"warning"` and `"condition"`.
@@ -61,7 +64,8 @@ error_classes <- c(
 )
 warning_classes <- c(
   lower_bound = "a figure rests on a model with a part agmem does not model",
-  range = "a figure lies beyond the range the model was validated on"
+  range = "a figure lies beyond the range the model was validated on",
+  version = "the installed ggmlR is another release than the rules describe"
 )
 
 # Signals an error of class c("agmem_error_<class>", "agmem_error", "error", "condition") whose

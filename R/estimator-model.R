@@ -16,6 +16,7 @@ is_model <- function(x) {
 model_estimator <- function(x, device, dtype, given, arg, lower_bound = FALSE) {
   refuse_frac(given, "a model")
   check_flag(lower_bound, "lower_bound")
+  check_ggmlr_version()
   spec <- as_model_spec(x, arg)
   if (nrow(spec$layers) == 0L) {
     abort(

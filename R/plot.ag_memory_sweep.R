@@ -49,6 +49,7 @@ plot.ag_memory_sweep <- function(x, budget = NULL, ...) {
   if (is.null(est) || !all(needed %in% names(x)) || nrow(x) == 0L) {
     stop_arg("`x` must be a sweep made by ag_memory_sweep(), with its rows and attributes.")
   }
+  check_sweep_figures(x, est, "x")
   if (isTRUE(est$lower_bound)) {
     warn_lower_bound(est$spec, "x")
   }

@@ -11,7 +11,8 @@ registry <- new.env(parent = emptyenv())
 # `losses` (the losses as the user names them: the ops of kind "loss" without "loss_") and
 # `layers` (the layer types agmem models) and `device_places` (for each device, named, the place
 # whose peak limits a run there: "host" or "device") and `validated` (the largest batch size,
-# width and parameter count the model was validated on, named).
+# width and parameter count the model was validated on, named) and `ggmlr_version` (the ggmlR
+# release the rules describe).
 load_registry <- function() {
   reg <- .Call(agmem_registry)
   registry$optimizers <- reg$optimizers$name
@@ -26,6 +27,8 @@ load_registry <- function() {
   registry$layers <- reg$layers
   registry$device_places <- structure(reg$device_places, names = reg$devices)
   registry$validated <- reg$validated
+  registry$ggmlr_version <- reg$ggmlr_version
+  registry$ggmlr_checked <- FALSE
   invisible(registry)
 }
 
@@ -46,4 +49,35 @@ planned_place <- function(device) {
 # The op of a loss in the rule table: "mse" is "loss_mse".
 loss_op <- function(loss) {
   paste0("loss_", loss)
+}
+
+# The version of the installed ggmlR, as a string; NULL when it is not installed. Reads its
+# DESCRIPTION without loading it.
+installed_ggmlr_version <- function() {
+  if (!nzchar(system.file(package = "ggmlR"))) {
+    return(NULL)
+  }
+  utils::packageDescription("ggmlR", fields = "Version")
+}
+
+# At the first figure of the model in a session: warns (agmem_warning_version) when the installed
+# ggmlR is another release than the one the rules describe, whose allocations may differ. Says
+# nothing when ggmlR is not installed (the model describes its release either way) and nothing
+# after the first call.
+check_ggmlr_version <- function(installed = installed_ggmlr_version()) {
+  if (isTRUE(registry$ggmlr_checked)) {
+    return(invisible(FALSE))
+  }
+  registry$ggmlr_checked <- TRUE
+  expected <- registry$ggmlr_version
+  if (is.null(installed) || identical(installed, expected)) {
+    return(invisible(FALSE))
+  }
+  warn(
+    "The installed ggmlR is ", installed, ", but agmem's model of its memory was read from and ",
+    "measured on ggmlR ", expected, ": the figures may not hold for this release. Measure a step ",
+    "with ag_measure_training_memory() to check.",
+    class = "version"
+  )
+  invisible(TRUE)
 }

@@ -34,6 +34,7 @@ summary.ag_memory_sweep <- function(object, budget = NULL, ...) {
     !all(c("optimizer", "batch_size", est$column) %in% names(object))) {
     stop_arg("`object` must be a sweep made by ag_memory_sweep(), with its rows and attributes.")
   }
+  check_sweep_figures(object, est, "object")
   if (isTRUE(est$lower_bound)) {
     warn_lower_bound(est$spec, "object")
   }
@@ -49,7 +50,12 @@ summary.ag_memory_sweep <- function(object, budget = NULL, ...) {
                largest_swept = if (length(fit) > 0L) max(fit) else NA_real_,
                stringsAsFactors = FALSE)
   })
-  out <- do.call(rbind, rows)
+  out <- if (length(rows) > 0L) {
+    do.call(rbind, rows)
+  } else {
+    data.frame(optimizer = character(0), max_batch = numeric(0), memory = numeric(0),
+               largest_swept = numeric(0), stringsAsFactors = FALSE)
+  }
   warn_range(est_beyond(est, out$max_batch))
   attr(out, "budget") <- limit
   attr(out, "plan") <- est
@@ -72,6 +78,21 @@ print.summary.ag_memory_sweep <- function(x, units = "iec", ...) {
     largest_swept = ifelse(is.na(x$largest_swept), "none", format_count_table(x$largest_swept)),
     stringsAsFactors = FALSE
   )
-  print(text, row.names = FALSE, right = TRUE)
+  if (nrow(text) == 0L) {
+    cat("  no optimizer: the sweep has no rows\n")
+  } else {
+    print(text, row.names = FALSE, right = TRUE)
+  }
   invisible(x)
+}
+
+# Refuses a sweep whose figure planned on (the estimator's column) or batch sizes hold NA or
+# NaN: ag_memory_sweep() makes none, so the sweep was edited. `arg` names it.
+check_sweep_figures <- function(x, est, arg) {
+  for (col in c("batch_size", est$column)) {
+    if (!is.numeric(x[[col]]) || anyNA(x[[col]])) {
+      stop_arg("`", arg, "` has missing or non-numeric values in its `", col, "` column: a ",
+               "sweep made by ag_memory_sweep() has none.")
+    }
+  }
 }

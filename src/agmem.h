@@ -14,7 +14,8 @@
  *     R_registerRoutines, R_useDynamicSymbols, R_forceSymbols, TYPEOF, XLENGTH, R_CHAR (CHAR),
  *     STRING_ELT, SET_STRING_ELT, VECTOR_ELT, SET_VECTOR_ELT, REAL, LOGICAL, REAL_ELT,
  *     INTEGER_ELT, R_IsNA (ISNA), R_finite (R_FINITE); and the documented variables and
- *     constants R_NilValue, R_BaseEnv, R_ClassSymbol, R_NamesSymbol, R_PosInf, R_NaReal
+ *     constants R_NilValue, R_BaseEnv, R_ClassSymbol, R_DimSymbol, R_NamesSymbol, R_PosInf,
+ *     R_NaReal
  *     (NA_REAL), R_NaInt (NA_INTEGER), R_NaString (NA_STRING), R_xlen_t, R_XLEN_T_MAX
  *     (funAPI() lists functions only).
  *   Experimental API (ALTREP): DATAPTR_OR_NULL, REAL_GET_REGION, INTEGER_GET_REGION, used by
@@ -184,6 +185,7 @@ typedef struct {
 } agmem_gc_rule;
 
 /* rules.c */
+extern const char *const agmem_ggmlr_version;
 extern const char *const agmem_optimizer_names[AGMEM_N_OPTIMIZERS];
 extern const int agmem_optimizer_copies[AGMEM_N_OPTIMIZERS];
 extern const int agmem_device_place[AGMEM_N_DEVICES];

@@ -102,11 +102,12 @@ static SEXP names_vector(const char *const *names, R_xlen_t count)
    enums), `ops` (a list of `name` and `kind`, "data", "linear", "activation" or "loss") and
    `layers` (the layer types agmem models) and `device_places` (for each device, the place whose
    peak the planners plan on) and `validated` (the largest validated batch size, width and
-   parameter count, named). Takes no argument. */
+   parameter count, named) and `ggmlr_version` (the ggmlR release the rules describe). Takes no
+   argument. */
 SEXP agmem_registry(void)
 {
     const char *outer[] = {"optimizers", "devices", "dtypes", "components", "places", "ops",
-                           "layers", "device_places", "validated", ""};
+                           "layers", "device_places", "validated", "ggmlr_version", ""};
     const char *opt_cols[] = {"name", "copies", ""};
     const char *op_cols[] = {"name", "kind", ""};
     SEXP out = PROTECT(Rf_mkNamed(VECSXP, outer));
@@ -145,6 +146,7 @@ SEXP agmem_registry(void)
     }
     Rf_setAttrib(limits, R_NamesSymbol, limit_names);
     UNPROTECT(1);
+    SET_VECTOR_ELT(out, 9, Rf_mkString(agmem_ggmlr_version));
     UNPROTECT(1);
     return out;
 }

@@ -26,6 +26,9 @@
 #include <string.h>
 #include "agmem.h"
 
+/* The ggmlR release every rule below was read from and measured on. */
+const char *const agmem_ggmlr_version = "0.8.8.1";
+
 const char *const agmem_optimizer_names[AGMEM_N_OPTIMIZERS] = {"adam", "sgd", "sgd_plain"};
 /* The optimizer-state copies of the weights that ggmlR's own formula counts for each optimizer
    (ag_estimate_training_memory(): adam's m and v, sgd's velocity, nothing for sgd_plain), in the

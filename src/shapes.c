@@ -233,12 +233,32 @@ static double shape_product(SEXP x, R_xlen_t pos, int ld, R_xlen_t *work)
     return agmem_keep(product_value(&p));
 }
 
+/* Refuses, as `shapes`, a single numeric vector that is a matrix or an array with more than one
+   row and more than one column (such as as.matrix() of a data frame): a table of numbers, not
+   the dimensions of one tensor. A vector, or a matrix of one row or one column, passes. */
+static void refuse_table(SEXP x)
+{
+    SEXP dim = Rf_getAttrib(x, R_DimSymbol);
+    if (TYPEOF(dim) != INTSXP || XLENGTH(dim) < 2)
+        return;
+    int wide = 0;
+    for (R_xlen_t i = 0; i < XLENGTH(dim); i++)
+        wide += INTEGER_ELT(dim, i) > 1;
+    if (wide > 1)
+        agmem_abort(AGMEM_E_ARGUMENT,
+                    "`shapes` is a matrix or array of %d x %d%s numbers, not the dimensions of "
+                    "a tensor: give a list of shapes, such as list(c(256, 128), 128), or one "
+                    "vector of dimensions.", INTEGER_ELT(dim, 0), INTEGER_ELT(dim, 1),
+                    XLENGTH(dim) > 2 ? " x ..." : "");
+}
+
 /* The number of scalars the shapes describe: the sum, in list order and left to right in double,
    of each shape's product as R's prod() computes it. Accepts an unclassed list of one or more
-   shapes (names ignored), or a single numeric vector, taken as a list of one. Refuses anything
-   else with an R error naming `shapes`. Returns Inf, without reading further, as soon as the
-   count is above DBL_MAX (the callers refuse it: see agmem_check_finite()); checks for a user
-   interrupt at least every AGMEM_INTERRUPT_EVERY elements or shapes. */
+   shapes (names ignored), or a single numeric vector, taken as a list of one (but not a matrix
+   of numbers: refuse_table()). Refuses anything else with an R error naming `shapes`. Returns
+   Inf, without reading further, as soon as the count is above DBL_MAX (the callers refuse it:
+   see agmem_check_finite()); checks for a user interrupt at least every AGMEM_INTERRUPT_EVERY
+   elements or shapes. */
 double agmem_count_params(SEXP shapes)
 {
     if (prod_in_long_double < 0)
@@ -246,8 +266,10 @@ double agmem_count_params(SEXP shapes)
     int ld = prod_in_long_double;
     R_xlen_t work = 0;
     int type = TYPEOF(shapes);
-    if ((type == INTSXP || type == REALSXP) && !Rf_isObject(shapes))
+    if ((type == INTSXP || type == REALSXP) && !Rf_isObject(shapes)) {
+        refuse_table(shapes);
         return shape_product(shapes, 1, ld, &work);
+    }
     if (type != VECSXP || Rf_isObject(shapes) || XLENGTH(shapes) == 0) {
         char what[200];
         describe(shapes, what, sizeof what);

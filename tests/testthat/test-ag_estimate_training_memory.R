@@ -537,3 +537,15 @@ test_that("a model description or a ggmlR model stands for its shapes in the for
                              device = "cpu"), class = "ag_measured_memory")
   expect_snapshot(error = TRUE, ag_estimate_training_memory(measured))
 })
+
+test_that("a table of numbers is not read as the dimensions of one tensor", {
+  df <- data.frame(a = 1:3, b = 4:6)
+  expect_agmem_error(ag_estimate_training_memory(as.matrix(df), quiet = TRUE),
+                     "`shapes` is a matrix or array of 3 x 2 numbers",
+                     class = "agmem_error_argument")
+  expect_agmem_error(ag_estimate_training_memory(array(1, c(2, 2, 2)), quiet = TRUE),
+                     "2 x 2 x \\.\\.\\. numbers")
+  # A matrix of one row or one column is a vector of dimensions, as before.
+  expect_identical(ag_estimate_training_memory(matrix(c(2, 3), 1), quiet = TRUE)$params, 6)
+  expect_identical(ag_estimate_training_memory(matrix(c(2, 3), 2), quiet = TRUE)$params, 6)
+})

@@ -64,3 +64,25 @@ test_that("the C code refuses a name the registry does not hold", {
                            "cpu", "f32"), "`ops`: element 1, \"gelu\", is not an op",
                      class = "agmem_error_argument")
 })
+
+test_that("another ggmlR release gives one classed warning a session, at the first figure", {
+  reg_env <- agmem:::registry
+  old <- reg_env$ggmlr_checked
+  on.exit(assign("ggmlr_checked", old, envir = reg_env), add = TRUE)
+  expect_identical(reg("ggmlr_version"), "0.8.8.1")
+  assign("ggmlr_checked", FALSE, envir = reg_env)
+  expect_warning(agmem:::check_ggmlr_version("0.9.0"), "installed ggmlR is 0.9.0.*0.8.8.1",
+                 class = "agmem_warning_version")
+  expect_silent(agmem:::check_ggmlr_version("0.9.0"))
+  assign("ggmlr_checked", FALSE, envir = reg_env)
+  expect_silent(agmem:::check_ggmlr_version("0.8.8.1"))
+  assign("ggmlr_checked", FALSE, envir = reg_env)
+  expect_silent(agmem:::check_ggmlr_version(NULL))
+  # The installed version, read without loading ggmlR.
+  installed <- agmem:::installed_ggmlr_version()
+  if (nzchar(system.file(package = "ggmlR"))) {
+    expect_identical(installed, as.character(utils::packageVersion("ggmlR")))
+  } else {
+    expect_null(installed)
+  }
+})

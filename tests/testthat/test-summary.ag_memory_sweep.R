@@ -102,3 +102,21 @@ test_that("the summary's bad arguments are errors that name them", {
     expect_true(is.finite(summary(sweep)$max_batch[[1L]]))
   })
 })
+
+test_that("an empty sweep summarises to no rows; a sweep with NA figures is refused", {
+  sweep <- ag_memory_sweep(spec, c(1, 64), "adam")
+  empty <- summary(sweep[0, ], "1 GiB")
+  expect_s3_class(empty, "summary.ag_memory_sweep")
+  expect_identical(nrow(empty), 0L)
+  expect_output(print(empty), "the sweep has no rows")
+  broken <- sweep
+  broken$host_peak[[1L]] <- NA
+  expect_agmem_error(summary(broken, "1 GiB"),
+                     "`object` has missing or non-numeric values in its `host_peak`")
+  grDevices::pdf(NULL)
+  on.exit(grDevices::dev.off(), add = TRUE)
+  expect_agmem_error(plot(broken), "`x` has missing or non-numeric values in its `host_peak`")
+  broken <- sweep
+  broken$batch_size[[2L]] <- NaN
+  expect_agmem_error(plot(broken), "`batch_size` column")
+})
