@@ -36,7 +36,10 @@
 #'   layer width or a parameter count larger than any measured);
 #' * `agmem_warning_version`: the installed ggmlR is another release than the
 #'   one agmem's rules were read from and measured on (once a session, at the
-#'   first figure of the model).
+#'   first figure of the model);
+#' * `agmem_warning_cap`: [ag_within_budget()] could not cap R's heap as low as
+#'   the budget asks, because R keeps its cap at or above its collector's
+#'   current trigger.
 #'
 #' Each error is also of class `"error"` and `"condition"`; each warning of
 #' class `"warning"` and `"condition"`.
@@ -65,7 +68,8 @@ error_classes <- c(
 warning_classes <- c(
   lower_bound = "a figure rests on a model with a part agmem does not model",
   range = "a figure lies beyond the range the model was validated on",
-  version = "the installed ggmlR is another release than the rules describe"
+  version = "the installed ggmlR is another release than the rules describe",
+  cap = "R's heap could not be capped as low as the budget asks"
 )
 
 # Signals an error of class c("agmem_error_<class>", "agmem_error", "error", "condition") whose
