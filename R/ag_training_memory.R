@@ -119,9 +119,10 @@ ag_training_memory <- function(model, batch_size = 32L, optimizer = c("adam", "s
   flat <- spec_ops(spec)
   fig <- .Call(agmem_training_memory, spec$shapes, flat$units, flat$ops, batch_size, optimizer,
                device, dtype)
-  components <- data.frame(
-    component = fig$component, where = fig$where, bytes = fig$bytes,
-    basis = ifelse(fig$source_only, "source only", "measured"), stringsAsFactors = FALSE
+  components <- structure(
+    list(component = fig$component, where = fig$where, bytes = fig$bytes,
+         basis = ifelse(fig$source_only, "source only", "measured")),
+    class = "data.frame", row.names = seq_along(fig$bytes)
   )
   out <- structure(list(
     host_peak = fig$host_peak, device_peak = fig$device_peak, components = components,
@@ -129,7 +130,7 @@ ag_training_memory <- function(model, batch_size = 32L, optimizer = c("adam", "s
     device = device, dtype = dtype, loss = spec$loss, uncovered = spec$uncovered,
     source_only = any(fig$source_only), host_regime = host_regime(fig)
   ), class = "ag_training_memory")
-  out$beyond_validated <- beyond_validated(spec, out$batch_size)
+  out$beyond_validated <- beyond_validated(spec, out$batch_size, fig$params)
   if (length(spec$uncovered) > 0L) {
     warn_lower_bound(spec, "model")
   }

@@ -42,7 +42,8 @@ model_estimator <- function(x, device, dtype, given, arg, lower_bound = FALSE) {
   new_estimator(list(
     spec = spec, flat = spec_ops(spec), device = device, dtype = dtype, where = where,
     column = paste0(where, "_peak"), label = paste(where, "peak"),
-    lower_bound = length(spec$uncovered) > 0L
+    lower_bound = length(spec$uncovered) > 0L,
+    params = .Call(agmem_estimate, spec$shapes, 0L, 0, 1)[[1L]]
   ), "agmem_model")
 }
 
@@ -123,14 +124,14 @@ format.agmem_model <- function(x, what = c("title", "planned"), ...) {
 
 #' @export
 est_beyond.agmem_model <- function(est, batch) { # nolint: object_name_linter.
-  beyond_validated(est$spec, batch)
+  beyond_validated(est$spec, batch, est$params)
 }
 
 # What of a model's figures lies beyond the range ag_training_memory()'s model was validated on
 # (the registry's `validated`): the largest finite batch size of `batch`, the widest layer and
-# the parameter count, each as a phrase ("batch size 200 000 (validated up to 2 048)"); empty
-# when nothing does.
-beyond_validated <- function(spec, batch = numeric(0)) {
+# the parameter count (`params`, counted from the shapes when NULL), each as a phrase ("batch
+# size 200 000 (validated up to 2 048)"); empty when nothing does.
+beyond_validated <- function(spec, batch = numeric(0), params = NULL) {
   lim <- registry_names("validated")
   phrase <- function(what, value, max) {
     sprintf("%s %s (validated up to %s)", what, format_count(value), format_count(max))
@@ -140,12 +141,15 @@ beyond_validated <- function(spec, batch = numeric(0)) {
   if (length(batch) > 0L && max(batch) > lim[["batch_size"]]) {
     out <- c(out, phrase("batch size", max(batch), lim[["batch_size"]]))
   }
-  widths <- c(spec$layers$`in`, spec$layers$out, spec$input_width, spec$output_width)
+  widths <- c(.subset2(spec$layers, "in"), .subset2(spec$layers, "out"), spec$input_width,
+              spec$output_width)
   widths <- widths[!is.na(widths)]
   if (length(widths) > 0L && max(widths) > lim[["width"]]) {
     out <- c(out, phrase("layer width", max(widths), lim[["width"]]))
   }
-  params <- sum(vapply(spec$shapes, function(s) prod(as.double(s)), 0))
+  if (is.null(params)) {
+    params <- .Call(agmem_estimate, spec$shapes, 0L, 0, 1)[[1L]]
+  }
   if (params > lim[["params"]]) {
     out <- c(out, phrase("parameter count", params, lim[["params"]]))
   }

@@ -102,3 +102,17 @@ table <- do.call(rbind, rows)
 cat(sprintf("agmem %s, %s, %s\n", packageVersion("agmem"), R.version.string,
             utils::sessionInfo()$running))
 print(table, row.names = FALSE)
+
+# The planners on the model: one prediction, one largest batch, one sweep of 12 batch sizes, for
+# a 784-512-512-10 model (the goal: a prediction under 1 ms).
+spec <- ag_dense_stack(c(784, 512, 512, 10), loss = "softmax_cross_entropy")
+for (i in 1:100) ag_training_memory(spec, 64, quiet = TRUE)
+m <- bench::mark(
+  ag_training_memory = ag_training_memory(spec, 64, quiet = TRUE),
+  ag_max_batch_size = ag_max_batch_size(spec, "64 MiB"),
+  ag_memory_sweep_12 = ag_memory_sweep(spec, 2^(0:11), "adam"),
+  check = FALSE, min_iterations = 50, time_unit = "s"
+)
+cat("\nThe model's planners, median time per call:\n")
+print(data.frame(call = as.character(m$expression),
+                 median_us = signif(as.numeric(m$median) * 1e6, 3)), row.names = FALSE)
