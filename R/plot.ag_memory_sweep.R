@@ -1,7 +1,7 @@
 #' Plot a memory sweep
 #'
 #' Draws, with base graphics, the training memory of a sweep against the batch
-#' size (log scale): its parts stacked for the first optimizer of the sweep,
+#' size (on a log scale by default): its parts stacked for the first optimizer of the sweep,
 #' the figure planned on for every optimizer as a line, and, when a budget is
 #' given, the budget as a horizontal line with the largest batch that fits
 #' marked for each optimizer. What is drawn follows what the sweep was made
@@ -24,6 +24,9 @@
 #' @param x A sweep from [ag_memory_sweep()].
 #' @param budget `NULL` (no budget line), or a budget in any form
 #'   [ag_max_batch_size()] accepts: bytes, or a string such as `"16 GiB"`.
+#' @param log `"x"` (the default) for a log scale of batch sizes, which suits
+#'   a sweep over powers of two; `""` for a linear one, on which a figure that
+#'   grows linearly with the batch is drawn as the straight line it is.
 #' @param ... Further graphical parameters for [plot.default()], such as
 #'   `main`.
 #'
@@ -42,7 +45,10 @@
 #' @importFrom graphics abline legend lines par plot.default points polygon segments strheight
 #'   strwidth
 #' @export
-plot.ag_memory_sweep <- function(x, budget = NULL, ...) {
+plot.ag_memory_sweep <- function(x, budget = NULL, log = "x", ...) {
+  if (!(identical(log, "x") || identical(log, ""))) {
+    stop_arg("`log` must be \"x\" (a log scale of batch sizes) or \"\" (a linear one).")
+  }
   est <- if (is.data.frame(x)) sweep_estimator(x) else NULL
   parts <- if (is.null(est)) NULL else est_plot_parts(est)
   needed <- c("optimizer", "batch_size", est$column, unlist(parts$bands, use.names = FALSE))
@@ -83,6 +89,9 @@ plot.ag_memory_sweep <- function(x, budget = NULL, ...) {
   first <- by_optimizer[[1L]]
   bar_x <- if (single) first$batch_size * 2^c(-0.25, 0.25) else first$batch_size
   xlim <- if (single) x$batch_size[[1L]] * c(0.5, 2) else range(x$batch_size)
+  if (log == "") {
+    xlim <- c(0, xlim[[2L]])
+  }
   lim <- if (is.null(limit)) NULL else limit / scale$bytes
   # What is drawn, as paths for legend_layout(): the top of the stack, the figures, the budget.
   stack_top <- if (length(stack) > 0L) Reduce(`+`, stack) else rep(0, nrow(first))
@@ -93,11 +102,12 @@ plot.ag_memory_sweep <- function(x, budget = NULL, ...) {
     }),
     if (!is.null(lim)) list(list(x = xlim, y = c(lim, lim)))
   )
-  layout <- legend_layout(drawn, key$legend, xlim, max(x[[est$column]] / scale$bytes, lim) * 1.06)
+  layout <- legend_layout(drawn, key$legend, xlim, max(x[[est$column]] / scale$bytes, lim) * 1.06,
+                          log_x = log == "x")
   labels <- utils::modifyList(list(
     main = parts$title, xlab = "batch size", ylab = paste0(parts$ylab, " (", scale$unit, ")")
   ), list(...))
-  do.call(plot.default, c(list(xlim, c(0, layout$ymax), type = "n", log = "x", yaxs = "i"),
+  do.call(plot.default, c(list(xlim, c(0, layout$ymax), type = "n", log = log, yaxs = "i"),
                           labels))
   draw_stack(stack, bar_x, scale$bytes, look$stack)
   for (i in seq_along(optimizers)) {
@@ -116,7 +126,9 @@ plot.ag_memory_sweep <- function(x, budget = NULL, ...) {
       if (!is.na(fits[[i]]$total)) {
         y <- fits[[i]]$total / scale$bytes
         segments(fits[[i]]$batch, 0, fits[[i]]$batch, y, col = look$lines[[i]], lty = 3)
-        points(fits[[i]]$batch, y, pch = 21, bg = look$lines[[i]], cex = 1.4)
+        # A filled marker of its own shape per optimizer, so that two at one batch both show.
+        points(fits[[i]]$batch, y, pch = c(21L, 24L, 22L)[[i]], bg = look$lines[[i]],
+               cex = 1.4 - 0.2 * (i - 1L))
       }
     }
   }
@@ -179,20 +191,21 @@ legend_inset <- 0.02
 
 # How to fit the legend at the top left above everything drawn: its `cex` and `ncol`, and the
 # top of the y axis, `ymax`, at least the `ymax` given and more when a path (a list of x,
-# increasing, and y; straight between the points on the log x axis) rises into the band the
-# legend takes. The legend's size is measured on the current device as legend() measures it:
-# per column a line of par("cin") per entry plus one, and per column the widest label plus its
-# keys.
+# increasing, and y; straight between the points on the x axis, log where `log_x`) rises into
+# the band the legend takes. The legend's size is measured on the current device as legend()
+# measures it: per column a line of par("cin") per entry plus one, and per column the widest
+# label plus its keys.
 # The largest text (cex from 1 down to 0.7) whose legend, in one column or two, is at most 45%
 # as tall and as wide as the plot wins, with the layout that needs the lower axis. When none
 # fits, cex 0.7 in whichever of the two layouts as wide as the plot needs the lower axis (one
 # column if neither), the data keeping at least 40% of the height; then the legend may cover
 # some of the data or stick out of the plot.
-legend_layout <- function(paths, labels, xlim, ymax) {
+legend_layout <- function(paths, labels, xlim, ymax, log_x = TRUE) {
+  tx <- if (log_x) log else identity
   pin <- par("pin")
   char <- par("cin") * par("cex")
-  # The log x axis, which plot.default() extends by 4% on either side.
-  ends <- log(xlim)
+  # The x axis (log or linear), which plot.default() extends by 4% on either side.
+  ends <- tx(xlim)
   ends <- ends + c(-1, 1) * 0.04 * diff(ends)
   for (cex in c(1, 0.9, 0.8, 0.7)) {
     widths <- strwidth(labels, units = "inches", cex = cex)
@@ -211,7 +224,7 @@ legend_layout <- function(paths, labels, xlim, ymax) {
         # The legend's x span, widened by 2% of the plot for the symbols drawn at its edges.
         lo <- ends[[1L]] - 0.02 * diff(ends)
         hi <- ends[[1L]] + (legend_inset + width + 0.02) * diff(ends)
-        top <- highest_within(paths, lo, hi)
+        top <- highest_within(paths, lo, hi, tx)
         # Keep the legend, its inset and 3% of the plot above the highest point under it.
         need <- max(ymax, top / max(0.4, 1 - legend_inset - height - 0.03))
         if (is.null(best) || need < best$ymax) {
@@ -226,11 +239,12 @@ legend_layout <- function(paths, labels, xlim, ymax) {
 }
 
 # The highest y of `paths` (lists of x, increasing, and y; straight between the points on the
-# log x axis) at a log x from lo to hi; -Inf when none reaches there.
-highest_within <- function(paths, lo, hi) {
+# x axis as `tx` maps it, log by default) at an x mapped from lo to hi; -Inf when none
+# reaches there.
+highest_within <- function(paths, lo, hi, tx = log) {
   top <- -Inf
   for (path in paths) {
-    lx <- log(path$x)
+    lx <- tx(path$x)
     top <- max(top, path$y[lx >= lo & lx <= hi])
     n <- length(lx)
     if (n > 1L) {

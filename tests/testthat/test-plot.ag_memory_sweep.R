@@ -297,3 +297,15 @@ test_that("a gpu sweep plots the device peak, and a measurement its line", {
     expect_equal(xy_drawn(d, "p")[[1L]]$y, (50e6 + 1e5 * b) / mb)
   })
 })
+
+test_that("a linear batch axis draws a line that grows linearly as the straight line it is", {
+  grDevices::pdf(NULL)
+  on.exit(grDevices::dev.off(), add = TRUE)
+  sweep <- ag_memory_sweep(ag_dense_stack(c(784, 512, 10)), seq(64, 2048, by = 64))
+  expect_invisible(plot(sweep, budget = "96 MiB", log = ""))
+  expect_identical(par("xlog"), FALSE)
+  expect_gte(par("usr")[[1L]], -2048 * 0.05)
+  plot(sweep)
+  expect_identical(par("xlog"), TRUE)
+  expect_agmem_error(plot(sweep, log = "y"), "`log`", class = "agmem_error_argument")
+})
