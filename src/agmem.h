@@ -12,12 +12,11 @@
  *     Rf_isObject, Rf_lang2, Rf_mkChar, Rf_mkNamed, Rf_mkString, Rf_ScalarReal, Rf_type2char,
  *     Rf_protect and Rf_unprotect (PROTECT, UNPROTECT), R_alloc, R_CheckUserInterrupt,
  *     R_registerRoutines, R_useDynamicSymbols, R_forceSymbols, TYPEOF, XLENGTH, R_CHAR (CHAR),
- *     STRING_ELT, SET_STRING_ELT, VECTOR_ELT, SET_VECTOR_ELT, REAL, LOGICAL, REAL_ELT,
- *     INTEGER_ELT, R_IsNA (ISNA), R_finite (R_FINITE); and the documented variables and
- *     constants R_NilValue, R_BaseEnv, R_ClassSymbol, R_DimSymbol, R_NamesSymbol, R_PosInf,
- *     R_NaReal
- *     (NA_REAL), R_NaInt (NA_INTEGER), R_NaString (NA_STRING), R_xlen_t, R_XLEN_T_MAX
- *     (funAPI() lists functions only).
+ *     STRING_ELT, SET_STRING_ELT, VECTOR_ELT, SET_VECTOR_ELT, REAL, INTEGER, LOGICAL,
+ *     REAL_ELT, INTEGER_ELT, R_IsNA (ISNA), R_finite (R_FINITE); and the documented variables
+ *     and constants R_NilValue, R_BaseEnv, R_ClassSymbol, R_DimSymbol, R_NamesSymbol,
+ *     R_PosInf, R_NaReal (NA_REAL), R_NaInt (NA_INTEGER), R_NaString (NA_STRING), R_xlen_t,
+ *     R_XLEN_T_MAX (funAPI() lists functions only).
  *   Experimental API (ALTREP): DATAPTR_OR_NULL, REAL_GET_REGION, INTEGER_GET_REGION, used by
  *     shapes.c to read a compact sequence without expanding it.
  * No entry point outside those two levels is used.
