@@ -14,7 +14,7 @@
 #' * `agmem_error_overflow`: a figure would not be finite in a double (a count
 #'   of scalars, bytes or rows too large);
 #' * `agmem_error_unavailable`: what the call needs is not there: a suggested
-#'   package (ps, callr, ggmlR), Linux's `/proc`, or a memory figure that
+#'   package (ps, processx, ggmlR), Linux's `/proc`, or a memory figure that
 #'   cannot be read;
 #' * `agmem_error_measurement`: the R process measuring a training step failed:
 #'   the step's own error, a crash, or a process that quit;
@@ -37,6 +37,8 @@
 #' * `agmem_warning_version`: the installed ggmlR is another release than the
 #'   one agmem's rules were read from and measured on (once a session, at the
 #'   first figure of the model);
+#' * `agmem_warning_step`: the measured training step warned (the warning is
+#'   passed on from its R process, with the batch size);
 #' * `agmem_warning_cap`: [ag_within_budget()] could not cap R's heap as low as
 #'   the budget asks, because R keeps its cap at or above its collector's
 #'   current trigger.
@@ -69,7 +71,8 @@ warning_classes <- c(
   lower_bound = "a figure rests on a model with a part agmem does not model",
   range = "a figure lies beyond the range the model was validated on",
   version = "the installed ggmlR is another release than the rules describe",
-  cap = "R's heap could not be capped as low as the budget asks"
+  cap = "R's heap could not be capped as low as the budget asks",
+  step = "the measured training step warned"
 )
 
 # Signals an error of class c("agmem_error_<class>", "agmem_error", "error", "condition") whose

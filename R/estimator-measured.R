@@ -26,8 +26,19 @@ measured_estimator <- function(x, device, given, arg) {
   new_estimator(list(
     device = x$device, dtype = NA_character_, where = where, line = line_of(x, where),
     other = list(host = line_of(x, "host"), device = line_of(x, "device")),
+    floor = measured_floor(x, where), other_floor = c(host = measured_floor(x, "host"),
+                                                      device = measured_floor(x, "device")),
     column = paste0(where, "_peak"), label = paste(where, "peak")
   ), "agmem_measured")
+}
+
+# The smallest peak measured at `where` (0 when the measurement holds no peaks there): the
+# floor of the measured figure, so that a line fitted with a negative fixed part never
+# predicts a peak below what was measured, and no batch fits in nothing.
+measured_floor <- function(x, where) {
+  peaks <- x$measurements[[paste0(where, "_peak")]]
+  peaks <- peaks[is.finite(peaks)]
+  if (is.numeric(peaks) && length(peaks) > 0L) max(0, min(peaks)) else 0
 }
 
 # The line of a checked measurement at `where`: c(fixed = , per_sample = ), doubles.
@@ -77,20 +88,27 @@ est_optimizers.agmem_measured <- function(est, optimizer, # nolint: object_name_
 
 #' @export
 est_peak.agmem_measured <- function(est, b, optimizer) { # nolint: object_name_linter.
-  est$line[["fixed"]] + est$line[["per_sample"]] * b
+  max(est$floor, est$line[["fixed"]] + est$line[["per_sample"]] * b)
 }
 
 #' @export
 est_max_batch.agmem_measured <- function(est, limit, optimizer) { # nolint: object_name_linter.
+  if (est$floor > limit) {
+    return(0)
+  }
   .Call(agmem_max_batch_line, est$line[["fixed"]], est$line[["per_sample"]], limit)
 }
 
 # One row per batch size: the planned line's `fixed` part and its `variable` part
-# (per_sample * batch), and both lines' host_peak and device_peak.
+# (per_sample * batch), and both lines' host_peak and device_peak, each at least the smallest
+# peak measured there (measured_floor()).
 #' @export
 est_sweep.agmem_measured <- function(est, batch_size, optimizer) { # nolint: object_name_linter.
   b <- check_batch_sizes(batch_size)
-  peak <- function(where) est$other[[where]][["fixed"]] + est$other[[where]][["per_sample"]] * b
+  peak <- function(where) {
+    pmax(est$other_floor[[where]],
+         est$other[[where]][["fixed"]] + est$other[[where]][["per_sample"]] * b)
+  }
   data.frame(
     optimizer = "measured", batch_size = b, fixed = rep(est$line[["fixed"]], length(b)),
     variable = est$line[["per_sample"]] * b, host_peak = peak("host"),

@@ -23,11 +23,14 @@
 #'   measured as well.
 #' @param ... Further arguments to `step`, after the batch size. They are
 #'   copied to each R process.
+#' @param timeout The seconds one batch size may take (its warm-up and three
+#'   steps): a single number > 0, `Inf` for no limit. A child that runs longer
+#'   is killed, with every process it started, and the call is an error.
 #' @param quiet `TRUE` for no progress messages.
 #'
 #' @details
 #' The measurement follows the protocol of agmem's validation. For each
-#' batch size, a new R process (package callr) loads ggmlR and warms up its
+#' batch size, a new R process (started with package processx) loads ggmlR and warms up its
 #' code with two training steps of a tiny dense model (in the same device
 #' mode). Then it runs `gc()`, resets the kernel's record of the peak resident
 #' memory (`VmHWM`, by writing `5` to `/proc/self/clear_refs`), reads the
@@ -37,6 +40,26 @@
 #' kernel does not reset `VmHWM`, the peak counts from the start of the
 #' process (noted in the result and the report: the warm-up is tiny, so this
 #' matters only for a step smaller than it). This needs Linux (`/proc`).
+#'
+#' **When the child fails.** Every batch size's figures come from its own R
+#' process, or the call is an error of class `agmem_error_measurement` (see
+#' [agmem_conditions]) that names the batch size and says what happened: the
+#' step's own error, with its class and message (a missing object gets a
+#' reminder that the step runs in a fresh process, where data must come
+#' through `...`); a quit or an abort in the step; a signal (SIGSEGV for a
+#' crash, SIGKILL from the system's out-of-memory killer); or the `timeout`.
+#' The child, and every process it started (even one started in the
+#' background), is killed when its measurement ends, when this call is
+#' interrupted, and, through processx's supervisor, when this R process dies.
+#' The step's printed output is discarded; its warnings are signalled again
+#' here, as warnings of class `agmem_warning_step`. A condition the step only
+#' signals (`signalCondition()`) is not an error.
+#'
+#' **The line's floor.** The planners, the sweep and `summary()` never take a
+#' peak below the smallest one measured: below the smallest batch size
+#' measured, and wherever a line fitted with a negative fixed part would go
+#' lower, the smallest measured peak stands for the line, so that no batch
+#' fits in nothing.
 #'
 #' Because `step` builds the model and the data, both are inside the peak, as
 #' they are in a training script that builds them before its loop; building
@@ -100,9 +123,9 @@
 #'
 #' @examples
 #' \donttest{
-#' # Needs ggmlR and callr, and Linux; about ten seconds.
+#' # Needs ggmlR and processx, and Linux; about ten seconds.
 #' if (requireNamespace("ggmlR", quietly = TRUE) &&
-#'   requireNamespace("callr", quietly = TRUE) && file.exists("/proc/self/status")) {
+#'   requireNamespace("processx", quietly = TRUE) && file.exists("/proc/self/status")) {
 #' step <- function(batch_size, width = 256L) {
 #'   model <- ag_sequential(
 #'     ag_linear(width, width, activation = "relu"),
@@ -122,13 +145,14 @@
 #' }
 #' @export
 ag_measure_training_memory <- function(step, batch_size = c(8L, 32L), device = c("cpu", "gpu"),
-                                       ..., quiet = FALSE) {
+                                       ..., timeout = 600, quiet = FALSE) {
   if (!is.function(step)) {
     stop_arg("`step` must be a function of the batch size that runs one training step.")
   }
   batch_size <- check_measure_batches(batch_size)
   device <- match_choice(device, registry_names("devices"), "device")
   check_flag(quiet, "quiet")
+  check_timeout(timeout)
   check_measure_deps()
   args <- list(...)
 
@@ -140,7 +164,7 @@ ag_measure_training_memory <- function(step, batch_size = c(8L, 32L), device = c
       message(sprintf("Measuring batch size %d (%d of %d) ...", batch_size[[i]], i,
                       length(batch_size)))
     }
-    runs[[i]] <- measure_in_child(step, batch_size[[i]], device, steps, args)
+    runs[[i]] <- measure_in_child(step, batch_size[[i]], device, steps, args, timeout)
     if (!quiet) {
       message(sprintf("  batch size %d: done, %.1f s elapsed", batch_size[[i]],
                       proc.time()[["elapsed"]] - started))
@@ -178,14 +202,23 @@ check_measure_batches <- function(batch_size) {
   sort(as.integer(batch_size))
 }
 
-# Stops unless the measurement can run here: callr and ggmlR installed, and Linux's /proc.
-check_measure_deps <- function(has_callr = requireNamespace("callr", quietly = TRUE),
+# The seconds one batch size may take: a single positive number (Inf for no limit).
+check_timeout <- function(timeout) {
+  if (!is.numeric(timeout) || is.object(timeout) || length(timeout) != 1L || is.na(timeout) ||
+    timeout <= 0) {
+    stop_arg("`timeout` must be a single number of seconds > 0 (Inf for no limit).")
+  }
+  invisible(timeout)
+}
+
+# Stops unless the measurement can run here: processx and ggmlR installed, and Linux's /proc.
+check_measure_deps <- function(has_processx = requireNamespace("processx", quietly = TRUE),
                                has_ggmlr = nzchar(system.file(package = "ggmlR")),
                                has_proc = file.exists("/proc/self/status")) {
-  if (!has_callr) {
+  if (!has_processx) {
     abort(
       "`ag_measure_training_memory()` runs each batch size in a fresh R process with the ",
-      "callr package: install it with install.packages(\"callr\").",
+      "processx package: install it with install.packages(\"processx\").",
       class = "unavailable"
     )
   }
@@ -206,41 +239,126 @@ check_measure_deps <- function(has_callr = requireNamespace("callr", quietly = T
   invisible(TRUE)
 }
 
-# Runs the measurement of one batch size in a fresh R process and returns its figures; an error
-# in `step` (or a crash of the process) becomes an R error here that shows the child's message.
-measure_in_child <- function(step, batch_size, device, steps, args) {
-  run <- tryCatch(
-    callr::r(measure_child, list(step, batch_size, device, steps, args)),
-    callr_error = function(e) {
-      child <- e$parent
-      if (!is.null(child)) {
-        abort("Measuring batch size ", batch_size, " failed in its R process: ",
-              conditionMessage(child), class = "measurement")
-      }
-      output <- unlist(strsplit(paste(e$stderr, collapse = "\n"), "\n", fixed = TRUE))
-      tail_lines <- utils::tail(output[nzchar(output)], 5L)
-      abort(
-        "The R process measuring batch size ", batch_size, " stopped without an R error ",
-        "(it crashed, or was killed, perhaps for lack of memory)",
-        if (length(tail_lines) > 0L) paste0(". Its last output:\n", paste(tail_lines,
-                                                                            collapse = "\n")),
-        class = "measurement"
-      )
-    }
+# The script a measuring R process runs: it reads the payload (measure_child() and its
+# arguments) from the file named by its first argument, runs it at top level, and writes the
+# result to the file named by its second. An error that unwinds (not a condition merely
+# signalled) reaches the `error` option, which writes its class and message there instead and
+# ends the process with status 70. Nothing else is written: the step's output is discarded by
+# the parent.
+child_script <- c(
+  "args <- commandArgs(TRUE)",
+  "payload <- readRDS(args[[1L]])",
+  "last <- NULL",
+  "options(error = function() {",
+  "  e <- last",
+  "  saveRDS(list(failed = TRUE,",
+  "               class = if (is.null(e)) \"error\" else class(e)[[1L]],",
+  "               message = if (is.null(e)) geterrmessage() else conditionMessage(e)),",
+  "          args[[2L]])",
+  "  quit(save = \"no\", status = 70L)",
+  "})",
+  "# One top-level expression: an abort restart in the step ends it, writing nothing.",
+  "{",
+  "  result <- withCallingHandlers(do.call(payload$run, payload$args),",
+  "                                error = function(e) last <<- e)",
+  "  saveRDS(result, args[[2L]])",
+  "}"
+)
+
+# Runs the measurement of one batch size in a fresh R process (Rscript through processx, its
+# output discarded, its error stream kept in a file) and returns its figures. The process, and
+# every process it started, is killed when it ends, when it runs past `timeout` seconds, and
+# when this call is interrupted; processx's supervisor kills it if this R process dies. Every
+# way the child can fail is a classed error (agmem_error_measurement) that names the batch size
+# and says what happened: the step's own error (its class and message), a quit, a signal, a
+# timeout, or a result that is not a measurement. The step's warnings are signalled again here.
+measure_in_child <- function(step, batch_size, device, steps, args, timeout) {
+  dir <- tempfile("agmem-measure-")
+  dir.create(dir)
+  on.exit(unlink(dir, recursive = TRUE), add = TRUE)
+  files <- file.path(dir, c("child.R", "input.rds", "output.rds", "stderr.txt"))
+  writeLines(child_script, files[[1L]])
+  run <- measure_child
+  environment(run) <- globalenv()
+  saveRDS(list(run = run, args = list(step, batch_size, device, steps, args)), files[[2L]])
+  env <- c(Sys.getenv(), R_LIBS = paste(.libPaths(), collapse = .Platform$path.sep))
+  p <- processx::process$new(
+    file.path(R.home("bin"), "Rscript"), c("--no-init-file", files[1:3]),
+    stdout = NULL, stderr = files[[4L]], env = env, cleanup_tree = TRUE, supervise = TRUE
   )
-  if (!is.null(run$error)) {
-    abort("`step` failed at batch size ", batch_size, ": ", run$error, class = "measurement")
+  on.exit(p$kill_tree(), add = TRUE, after = FALSE)
+  p$wait(if (is.finite(timeout)) as.integer(min(timeout * 1000, .Machine$integer.max)) else -1L)
+  timed_out <- p$is_alive()
+  p$kill_tree()
+  p$wait()
+  child_result(batch_size, timed_out, timeout, p$get_exit_status(), files[[3L]], files[[4L]])
+}
+
+# The figures of one child, or the classed error that says what it did instead (see
+# measure_in_child()): `status` is its exit status (negative: the signal that ended it).
+child_result <- function(batch_size, timed_out, timeout, status, output, stderr) {
+  fail <- function(...) {
+    abort("Measuring batch size ", batch_size, ": ", ..., class = "measurement",
+          fields = list(batch_size = batch_size))
+  }
+  if (timed_out) {
+    fail("the step ran past `timeout` (", format(timeout), " s) and its R process was killed, ",
+         "with every process it started. Give a larger `timeout`, or a smaller batch size.")
+  }
+  run <- if (file.exists(output)) tryCatch(readRDS(output), error = function(e) NULL) else NULL
+  if (isTRUE(run$failed)) {
+    message <- if (nzchar(run$message)) sub("([^.!?])$", "\\1.", run$message) else
+      "(its message is empty)."
+    hint <- if (grepl("object '.*' not found|could not find function", run$message)) {
+      paste0(" The step runs in a fresh R process, which sees none of the objects of your ",
+             "session: build them in the step, or pass them through `...`.")
+    } else {
+      ""
+    }
+    fail("the step failed with an error of class \"", run$class, "\": ", message, hint)
+  }
+  if (is.na(status) || status < 0) {
+    signal <- -status
+    name <- c(`6` = "SIGABRT", `9` = "SIGKILL", `11` = "SIGSEGV", `15` = "SIGTERM")
+    fail("its R process was killed by signal ", signal,
+         if (!is.na(name[as.character(signal)])) paste0(" (", name[as.character(signal)], ")"),
+         if (identical(signal, 9L)) ", which the system's out-of-memory killer sends" else "",
+         last_lines(stderr))
+  }
+  if (!is_measurement(run)) {
+    fail("its R process ended with status ", status, " before the step returned (a quit(), ",
+         "or an abort restart, in the step?)", last_lines(stderr))
+  }
+  for (w in run$warnings) {
+    warn("The step warned at batch size ", batch_size, ": ", w, class = "step")
   }
   run
 }
 
-# The measurement itself, run in the child process (self-contained: callr copies it there). It
+# Whether x is the list measure_child() returns: finite peaks and seconds, a flag, a version.
+is_measurement <- function(x) {
+  number <- function(v) is.numeric(v) && length(v) == 1L && is.finite(v)
+  is.list(x) && number(x$host_peak) && number(x$device_peak) && number(x$seconds) &&
+    is.logical(x$peak_reset) && length(x$peak_reset) == 1L && !is.na(x$peak_reset) &&
+    is.character(x$ggmlR_version) && length(x$ggmlR_version) == 1L
+}
+
+# The last non-empty lines (at most five) of a child's error stream, for a message; "" when
+# there are none.
+last_lines <- function(file) {
+  lines <- if (file.exists(file)) readLines(file, warn = FALSE) else character(0)
+  lines <- utils::tail(lines[nzchar(trimws(lines))], 5L)
+  if (length(lines) == 0L) "." else paste0(". Its last output:\n", paste(lines, collapse = "\n"))
+}
+
+# The measurement itself, run in the child process (self-contained: measure_in_child() saves it
+# with the global environment as its own, and child_script runs it). It
 # follows the validation protocol: ggmlR loaded and warmed up, gc(), VmHWM reset, VmRSS as the
 # baseline, then `steps` calls of step(batch_size, ...); returns the host peak (VmHWM minus the
 # baseline), the device peak (pools after a step, largest step), the seconds of the steps,
 # whether VmHWM was reset, the ggmlR version, and `error`, the message of an error in step.
-# It runs in the callr child, where covr does not trace; the real measurements of the tests
-# (with ggmlR and callr installed) run it.
+# It runs in the child, where covr does not trace; the real measurements of the tests (with
+# ggmlR and processx installed) run it.
 # nocov start
 measure_child <- function(step, batch_size, device, steps, args) {
   status <- function() {
@@ -299,29 +417,28 @@ measure_child <- function(step, batch_size, device, steps, args) {
   peak_reset <- reset && base[["hwm"]] <= base[["rss"]] + 1024^2
 
   device_peak <- 0
+  warnings <- character(0)
   started <- proc.time()[["elapsed"]]
   for (i in seq_len(steps)) {
     if (i > 1L) {
       fresh_device()
     }
-    error <- tryCatch(
-      {
-        do.call(step, c(list(batch_size), args))
-        NULL
-      },
-      error = function(e) conditionMessage(e)
+    # An error unwinds to the child script's `error` option; warnings are kept and muffled.
+    withCallingHandlers(
+      do.call(step, c(list(batch_size), args)),
+      warning = function(w) {
+        warnings <<- unique(c(warnings, conditionMessage(w)))
+        invokeRestart("muffleWarning")
+      }
     )
-    if (!is.null(error)) {
-      return(list(error = error))
-    }
     device_peak <- max(device_peak, pools())
   }
   seconds <- proc.time()[["elapsed"]] - started
   end <- status()
   list(
-    error = NULL, host_peak = end[["hwm"]] - base[["rss"]], device_peak = device_peak,
+    host_peak = end[["hwm"]] - base[["rss"]], device_peak = device_peak,
     seconds = seconds, peak_reset = peak_reset,
-    ggmlR_version = as.character(utils::packageVersion("ggmlR"))
+    ggmlR_version = as.character(utils::packageVersion("ggmlR")), warnings = warnings
   )
 }
 # nocov end

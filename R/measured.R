@@ -128,6 +128,14 @@ format.ag_measured_memory <- function(x, units = "iec", ...) {
       "collection weighs on the line: measure larger batch sizes, further apart."
     ))
   }
+  negative <- vapply(x$line, function(l) l[["fixed"]] < 0, logical(1))
+  if (any(negative)) {
+    lines <- c(lines, paste(
+      "Note: the fitted", paste(names(x$line)[negative], collapse = " and "), "line has a",
+      "negative fixed part; agmem never plans below the smallest peak measured, which stands",
+      "for the line wherever the line is lower."
+    ))
+  }
   if (!all(m$peak_reset)) {
     lines <- c(lines, paste0(
       "Note: the kernel did not reset the peak (VmHWM) before the steps at batch size ",
@@ -186,11 +194,13 @@ summary.ag_measured_memory <- function(object, budget = NULL, ...) {
   est <- measured_estimator(object, object$device, given = list(), arg = "object")
   limit <- plan_budget(budget, est)
   b <- est_max_batch(est, limit, "measured")
-  at <- function(l) if (b > 0 && is.finite(b)) l[["fixed"]] + l[["per_sample"]] * b else NA_real_
+  at <- function(l, floor) {
+    if (b > 0 && is.finite(b)) max(floor, l[["fixed"]] + l[["per_sample"]] * b) else NA_real_
+  }
   structure(list(
     budget = limit, device = object$device, where = est$where, line = est$line,
-    max_batch = b, peak = at(est$line),
-    host_peak = if (est$where == "device") at(est$other$host) else NULL
+    max_batch = b, peak = at(est$line, est$floor), floor = est$floor,
+    host_peak = if (est$where == "device") at(est$other$host, est$other_floor[["host"]]) else NULL
   ), class = "summary.ag_measured_memory")
 }
 
@@ -210,7 +220,7 @@ format.summary.ag_measured_memory <- function(x, units = "iec", ...) {
   )
   if (x$max_batch == 0) {
     lines <- c(lines, sprintf("  largest batch: none (batch size 1 needs %s)",
-                              bytes(x$line[["fixed"]] + x$line[["per_sample"]])))
+                              bytes(max(x$floor, x$line[["fixed"]] + x$line[["per_sample"]]))))
   } else {
     lines <- c(
       lines,

@@ -390,7 +390,8 @@ test_that("a measured line plans on the host for cpu and on the device for gpu",
   m <- measurement(c(fixed = 100, per_sample = 10))
   expect_identical(ag_max_batch_size(m, 1000), 90)
   expect_identical(ag_max_batch_size(m, 1000, device = "cpu"), 90)
-  expect_agmem_error(ag_max_batch_size(m, 109), "smallest budget that fits it is 110 B",
+  # The line gives 110 B at batch 1, but the smallest peak measured (batch 8) is 180 B.
+  expect_agmem_error(ag_max_batch_size(m, 109), "smallest budget that fits it is 180 B",
                      class = "agmem_error_budget")
   expect_identical(ag_max_batch_size(m, 1e300), as.double(.Machine$integer.max))
   expect_identical(ag_max_batch_size(measurement(c(fixed = 100, per_sample = 0)), 100), Inf)

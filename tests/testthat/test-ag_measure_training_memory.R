@@ -183,16 +183,16 @@ test_that("batch sizes come back sorted integers", {
   expect_identical(check_measure_batches(c(32, 8, 16)), c(8L, 16L, 32L))
 })
 
-test_that("a missing callr, ggmlR or /proc is a clear error", {
+test_that("a missing processx, ggmlR or /proc is a clear error", {
   expect_snapshot(error = TRUE, {
-    check_measure_deps(has_callr = FALSE, has_ggmlr = TRUE, has_proc = TRUE)
-    check_measure_deps(has_callr = TRUE, has_ggmlr = FALSE, has_proc = TRUE)
-    check_measure_deps(has_callr = TRUE, has_ggmlr = TRUE, has_proc = FALSE)
+    check_measure_deps(has_processx = FALSE, has_ggmlr = TRUE, has_proc = TRUE)
+    check_measure_deps(has_processx = TRUE, has_ggmlr = FALSE, has_proc = TRUE)
+    check_measure_deps(has_processx = TRUE, has_ggmlr = TRUE, has_proc = FALSE)
   })
   expect_true(check_measure_deps(TRUE, TRUE, TRUE))
 })
 
-# ---- real measurements (ggmlR and callr) ----
+# ---- real measurements (ggmlR and processx) ----
 
 tiny_step <- function(batch_size, width = 64L) {
   layer <- ggmlR::ag_linear(width, width)
@@ -205,7 +205,7 @@ tiny_step <- function(batch_size, width = 64L) {
 
 test_that("a real measurement of a tiny model", {
   skip_if_not_installed("ggmlR")
-  skip_if_not_installed("callr")
+  skip_if_not_installed("processx")
   skip_on_os(c("windows", "mac", "solaris"))
   msgs <- character()
   m <- withCallingHandlers(
@@ -229,7 +229,7 @@ test_that("a real measurement of a tiny model", {
 
 test_that("a real measurement in device mode reads the pools, quietly", {
   skip_if_not_installed("ggmlR")
-  skip_if_not_installed("callr")
+  skip_if_not_installed("processx")
   skip_on_os(c("windows", "mac", "solaris"))
   expect_silent(m <- ag_measure_training_memory(tiny_step, c(4L, 8L), "gpu", quiet = TRUE))
   # The pools hold at least the layer's f32 weights (64 x 64 + 64).
@@ -239,7 +239,7 @@ test_that("a real measurement in device mode reads the pools, quietly", {
 
 test_that("an error in the step comes back with the child's message", {
   skip_if_not_installed("ggmlR")
-  skip_if_not_installed("callr")
+  skip_if_not_installed("processx")
   skip_on_os(c("windows", "mac", "solaris"))
   failing <- function(batch_size) {
     if (batch_size > 4L) stop("no data for batch ", batch_size)
@@ -247,15 +247,110 @@ test_that("an error in the step comes back with the child's message", {
   expect_snapshot(error = TRUE, {
     ag_measure_training_memory(failing, c(4L, 8L), quiet = TRUE)
   })
-  quitting <- function(batch_size) quit(status = 3L)
-  expect_agmem_error(
-    ag_measure_training_memory(quitting, c(4L, 8L), quiet = TRUE),
-    "The R process measuring batch size 4 stopped without an R error", fixed = TRUE
-  )
+})
+
+# The faults of a child, each with its own process; every one is an agmem_error_measurement
+# that names the batch size, and no row of the result comes from another batch's child.
+measure_quietly <- function(step, ...) {
+  ag_measure_training_memory(step, c(2L, 4L), quiet = TRUE, ...)
+}
+
+test_that("a step that quits, aborts or crashes is an error that says so", {
+  skip_if_not_installed("ggmlR")
+  skip_if_not_installed("processx")
+  skip_on_os(c("windows", "mac", "solaris"))
+  at4 <- function(f) function(batch_size) if (batch_size == 4L) f()
+  expect_agmem_error(measure_quietly(at4(function() quit(save = "no"))),
+                     "batch size 4: its R process ended with status 0 before the step returned",
+                     class = "agmem_error_measurement")
+  expect_agmem_error(measure_quietly(at4(function() invokeRestart("abort"))),
+                     "batch size 4: its R process ended", class = "agmem_error_measurement")
+  expect_agmem_error(measure_quietly(at4(function() tools::pskill(Sys.getpid(), 11L))),
+                     "batch size 4: its R process was killed by signal 11 \\(SIGSEGV\\)",
+                     class = "agmem_error_measurement")
+  expect_agmem_error(measure_quietly(at4(function() tools::pskill(Sys.getpid(), 9L))),
+                     "signal 9 \\(SIGKILL\\), which the system's out-of-memory killer sends",
+                     class = "agmem_error_measurement")
+  e <- tryCatch(measure_quietly(at4(function() quit(save = "no"))), error = identity)
+  expect_identical(e$batch_size, 4L)
+})
+
+test_that("the step's own error keeps its class and message, empty or not", {
+  skip_if_not_installed("ggmlR")
+  skip_if_not_installed("processx")
+  skip_on_os(c("windows", "mac", "solaris"))
+  expect_agmem_error(measure_quietly(function(b) stop()),
+                     "batch size 2: the step failed with an error of class \"simpleError\": \\(its message is empty\\)",
+                     class = "agmem_error_measurement")
+  custom <- function(b) stop(structure(class = c("my_error", "error", "condition"),
+                                       list(message = "custom trouble", call = NULL)))
+  expect_agmem_error(measure_quietly(custom), "of class \"my_error\": custom trouble")
+  expect_agmem_error(measure_quietly(function(b) print(x_tr)),
+                     "object 'x_tr' not found. The step runs in a fresh R process")
+  # A condition that is only signalled is not an error.
+  m <- measure_quietly(function(b) signalCondition(simpleError("only signalled")))
+  expect_s3_class(m, "ag_measured_memory")
+})
+
+test_that("a step that hangs is killed at the timeout, with what it started", {
+  skip_if_not_installed("ggmlR")
+  skip_if_not_installed("processx")
+  skip_if_not_installed("ps")
+  skip_on_os(c("windows", "mac", "solaris"))
+  mine <- function() {
+    kids <- ps::ps_children(ps::ps_handle(), recursive = TRUE)
+    kids[vapply(kids, ps::ps_is_running, logical(1))]
+  }
+  before <- length(mine())
+  started <- proc.time()[["elapsed"]]
+  expect_agmem_error(measure_quietly(function(b) Sys.sleep(60), timeout = 8),
+                     "ran past `timeout` \\(8 s\\)", class = "agmem_error_measurement")
+  expect_lt(proc.time()[["elapsed"]] - started, 40)
+  expect_identical(length(mine()), before)
+  # A background process started by the step neither blocks the measurement nor outlives it.
+  started <- proc.time()[["elapsed"]]
+  m <- measure_quietly(function(b) system("sleep 300 &"))
+  expect_s3_class(m, "ag_measured_memory")
+  expect_lt(proc.time()[["elapsed"]] - started, 120)
+  Sys.sleep(0.5)
+  leftover <- suppressWarnings(system2("pgrep", c("-f", "'^sleep 300$'"), stdout = TRUE,
+                                       stderr = FALSE))
+  expect_length(leftover, 0L)
+  expect_agmem_error(measure_quietly(function(b) NULL, timeout = 0), "`timeout`")
+  expect_agmem_error(measure_quietly(function(b) NULL, timeout = "1"), "`timeout`")
+})
+
+test_that("the step's output is discarded at no cost, and its warnings are passed on", {
+  skip_if_not_installed("ggmlR")
+  skip_if_not_installed("processx")
+  skip_on_os(c("windows", "mac", "solaris"))
+  started <- proc.time()[["elapsed"]]
+  m <- measure_quietly(function(b) cat(strrep("x", 1e6), "\n"))
+  expect_lt(proc.time()[["elapsed"]] - started, 60)
+  expect_warning(measure_quietly(function(b) if (b == 2L) warning("careful at ", b)),
+                 "The step warned at batch size 2: careful at 2", class = "agmem_warning_step")
 })
 
 test_that("a refused batch size is shown exactly", {
   step <- function(batch_size) NULL
   expect_agmem_error(ag_measure_training_memory(step, c(1, 1 + 2^-52)), "not 1.0000000000000002.",
                fixed = TRUE)
+})
+
+test_that("a line with a negative fixed part never predicts a peak below the smallest measured", {
+  neg <- measured_memory(measurements(c(8, 64), c(10, 100) * mib), "cpu", "0.8.8.1")
+  expect_lt(neg$line$host[["fixed"]], 0)
+  expect_match(format(neg), "negative fixed part", all = FALSE)
+  sweep <- ag_memory_sweep(neg, c(1, 2, 8, 64))
+  expect_true(all(sweep$host_peak >= 10 * mib))
+  expect_identical(sweep$host_peak[[1L]], 10 * mib)
+  # Nothing fits in less than the smallest peak measured; above it, the line plans.
+  expect_agmem_error(ag_max_batch_size(neg, 5 * mib), "smallest budget that fits it is 10.00 MiB",
+                     class = "agmem_error_budget")
+  s <- summary(neg, budget = 5 * mib)
+  expect_identical(s$max_batch, 0)
+  expect_output(print(s), "batch size 1 needs 10.00 MiB")
+  s <- summary(neg, budget = 50 * mib)
+  expect_gt(s$max_batch, 1)
+  expect_lte(s$peak, 50 * mib)
 })
