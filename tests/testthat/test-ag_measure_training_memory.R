@@ -280,10 +280,13 @@ test_that("the step's own error keeps its class and message, empty or not", {
   skip_if_not_installed("processx")
   skip_on_os(c("windows", "mac", "solaris"))
   expect_agmem_error(measure_quietly(function(b) stop()),
-                     "batch size 2: the step failed with an error of class \"simpleError\": \\(its message is empty\\)",
+                     paste("batch size 2: the step failed with an error of class",
+                           "\"simpleError\": \\(its message is empty\\)"),
                      class = "agmem_error_measurement")
-  custom <- function(b) stop(structure(class = c("my_error", "error", "condition"),
-                                       list(message = "custom trouble", call = NULL)))
+  custom <- function(b) {
+    stop(structure(class = c("my_error", "error", "condition"),
+                   list(message = "custom trouble", call = NULL)))
+  }
   expect_agmem_error(measure_quietly(custom), "of class \"my_error\": custom trouble")
   expect_agmem_error(measure_quietly(function(b) print(x_tr)),
                      "object 'x_tr' not found. The step runs in a fresh R process")
