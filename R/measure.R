@@ -50,7 +50,7 @@
 #' crash, SIGKILL from the system's out-of-memory killer); or the `timeout`.
 #' The child, and every process it started (even one started in the
 #' background), is killed when its measurement ends, when this call is
-#' interrupted, and, through processx's supervisor, when this R process dies.
+#' interrupted, and (on Linux, by the kernel) when this R process dies.
 #' The step's printed output is discarded; its warnings are signalled again
 #' here, as warnings of class `agmem_warning_step`. A condition the step only
 #' signals (`signalCondition()`) is not an error.
@@ -190,11 +190,8 @@ check_measure_batches <- function(batch_size) {
   if (!is.numeric(batch_size) || is.object(batch_size) || length(batch_size) < 2L) {
     stop_arg(expected, ".")
   }
-  bad <- is.na(batch_size) | batch_size < 1 | batch_size > .Machine$integer.max |
-    batch_size != floor(batch_size)
-  if (any(bad)) {
-    stop_arg(expected, ", not ", format_refused(as.double(batch_size[bad][[1L]])), ".")
-  }
+  # Each value as every entry point checks batch sizes (the C reader); then two or more, once.
+  batch_size <- check_batch_sizes(batch_size)
   if (anyDuplicated(batch_size)) {
     stop_arg(expected, ": ", format(batch_size[duplicated(batch_size)][[1L]]),
              " is given twice.")
@@ -248,6 +245,8 @@ check_measure_deps <- function(has_processx = requireNamespace("processx", quiet
 child_script <- c(
   "args <- commandArgs(TRUE)",
   "payload <- readRDS(args[[1L]])",
+  "# Killed by the kernel if the measuring R process dies (Linux), so as not to run on.",
+  "invisible(.Call(agmem:::agmem_die_with_parent, payload$parent))",
   "last <- NULL",
   "options(error = function() {",
   "  e <- last",
@@ -268,7 +267,7 @@ child_script <- c(
 # Runs the measurement of one batch size in a fresh R process (Rscript through processx, its
 # output discarded, its error stream kept in a file) and returns its figures. The process, and
 # every process it started, is killed when it ends, when it runs past `timeout` seconds, and
-# when this call is interrupted; processx's supervisor kills it if this R process dies. Every
+# when this call is interrupted; the kernel kills it if this R process dies (child.c). Every
 # way the child can fail is a classed error (agmem_error_measurement) that names the batch size
 # and says what happened: the step's own error (its class and message), a quit, a signal, a
 # timeout, or a result that is not a measurement. The step's warnings are signalled again here.
@@ -280,11 +279,12 @@ measure_in_child <- function(step, batch_size, device, steps, args, timeout) {
   writeLines(child_script, files[[1L]])
   run <- measure_child
   environment(run) <- globalenv()
-  saveRDS(list(run = run, args = list(step, batch_size, device, steps, args)), files[[2L]])
+  saveRDS(list(run = run, args = list(step, batch_size, device, steps, args),
+               parent = Sys.getpid()), files[[2L]])
   env <- c(Sys.getenv(), R_LIBS = paste(.libPaths(), collapse = .Platform$path.sep))
   p <- processx::process$new(
     file.path(R.home("bin"), "Rscript"), c("--no-init-file", files[1:3]),
-    stdout = NULL, stderr = files[[4L]], env = env, cleanup_tree = TRUE, supervise = TRUE
+    stdout = NULL, stderr = files[[4L]], env = env, cleanup_tree = TRUE
   )
   on.exit(p$kill_tree(), add = TRUE, after = FALSE)
   p$wait(if (is.finite(timeout)) as.integer(min(timeout * 1000, .Machine$integer.max)) else -1L)

@@ -76,6 +76,10 @@ min_host_growth <- 2
 format.ag_measured_memory <- function(x, units = "iec", ...) {
   check_units(units)
   m <- x$measurements
+  if (!is.data.frame(m) || nrow(m) == 0L) {
+    return(c(sprintf("Measured peak of a training step: device \"%s\"", x$device),
+             "  no batch size was measured: nothing to report"))
+  }
   gpu <- x$device == "gpu"
   bytes <- function(v) format_bytes_scaled(v, units)
   table <- data.frame(

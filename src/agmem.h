@@ -9,7 +9,8 @@
  * The R entry points the C code uses (the symbols agmem.so imports from R), by their level in
  * Writing R Extensions, as R 4.5.0's tools:::funAPI() classifies them:
  *   API: Rf_allocVector, Rf_error, Rf_eval, Rf_getAttrib, Rf_setAttrib, Rf_install,
- *     Rf_isObject, Rf_lang2, Rf_mkChar, Rf_mkNamed, Rf_mkString, Rf_ScalarReal, Rf_type2char,
+ *     Rf_isObject, Rf_lang2, Rf_mkChar, Rf_mkNamed, Rf_mkString, Rf_ScalarReal,
+ *     Rf_ScalarLogical, Rf_type2char,
  *     Rf_protect and Rf_unprotect (PROTECT, UNPROTECT), R_alloc, R_CheckUserInterrupt,
  *     R_registerRoutines, R_useDynamicSymbols, R_forceSymbols, TYPEOF, XLENGTH, R_CHAR (CHAR),
  *     STRING_ELT, SET_STRING_ELT, VECTOR_ELT, SET_VECTOR_ELT, REAL, INTEGER, LOGICAL,
@@ -123,6 +124,9 @@ SEXP agmem_training_memory(SEXP shapes, SEXP units, SEXP ops, SEXP batch_size, S
 SEXP agmem_training_rules(void);
 SEXP agmem_registry(void);
 SEXP agmem_check_batches(SEXP batch_size);
+
+/* child.c: the measuring child process (R/measure.R) */
+SEXP agmem_die_with_parent(SEXP parent);
 
 /* ---- ag_measure_training_memory(): the line of a measured peak (line.c) ---- */
 SEXP agmem_line_fit(SEXP x, SEXP y);

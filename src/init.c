@@ -16,6 +16,7 @@ static const R_CallMethodDef call_methods[] = {
     {"agmem_line_fit", (DL_FUNC) &agmem_line_fit, 2},
     {"agmem_registry", (DL_FUNC) &agmem_registry, 0},
     {"agmem_check_batches", (DL_FUNC) &agmem_check_batches, 1},
+    {"agmem_die_with_parent", (DL_FUNC) &agmem_die_with_parent, 1},
     {NULL, NULL, 0}
 };
 

@@ -102,8 +102,9 @@ static void add_param_rules(agmem_cells *c, double params, int optimizer, int de
    and grows with the heap that survives a collection. So the peak of a few steps is the bytes
    allocated while no collection has run (scaled and offset as measured), at most the larger of
    the first trigger's headroom and the heap once collections run (`collected`, the sum of the
-   host cells):
-       allocated = max(0, scale * (once + steps * step) + offset),
+   host cells), where `persistent` is the host's weights, gradients and optimizer state, live
+   at once at every peak:
+       allocated = max(persistent, scale * (once + steps * step) + offset),
        peak = min(allocated, max(headroom, collected)).
    The gc figures of model m (m->has_gc) are read by agmem_model_read(). Writes peak, allocated
    and headroom into out and returns 1; returns 0 when allocated is not finite. Plain C. */
@@ -116,8 +117,13 @@ static int host_regime(const agmem_model *m, const agmem_cells *c, double collec
                                   fig[AGMEM_GC_ALLOC_OFFSET]);
     if (!R_FINITE(allocated))
         return 0;
-    if (allocated < 0.0)
-        allocated = 0.0;
+    /* The weights, gradients and optimizer state are live at once at every step's peak: a
+       peak below them (the fit's offset makes a tiny model's allocation negative) is theirs. */
+    double persistent = agmem_keep(agmem_keep(c->bytes[AGMEM_WEIGHTS][AGMEM_HOST] +
+                                              c->bytes[AGMEM_GRADIENTS][AGMEM_HOST]) +
+                                   c->bytes[AGMEM_OPTIMIZER_STATE][AGMEM_HOST]);
+    if (allocated < persistent)
+        allocated = persistent;
     double ceiling = collected > fig[AGMEM_GC_HEADROOM] ? collected : fig[AGMEM_GC_HEADROOM];
     out[0] = allocated < ceiling ? allocated : ceiling;
     out[1] = allocated;

@@ -336,7 +336,7 @@ test_that("the step's output is discarded at no cost, and its warnings are passe
 
 test_that("a refused batch size is shown exactly", {
   step <- function(batch_size) NULL
-  expect_agmem_error(ag_measure_training_memory(step, c(1, 1 + 2^-52)), "not 1.0000000000000002.",
+  expect_agmem_error(ag_measure_training_memory(step, c(1, 1 + 2^-52)), " 1.0000000000000002.",
                fixed = TRUE)
 })
 
@@ -356,4 +356,69 @@ test_that("a line with a negative fixed part never predicts a peak below the sma
   s <- summary(neg, budget = 50 * mib)
   expect_gt(s$max_batch, 1)
   expect_lte(s$peak, 50 * mib)
+})
+
+test_that("a measurement interrupted in its wait leaves no process behind", {
+  skip_if_not_installed("ggmlR")
+  skip_if_not_installed("processx")
+  skip_if_not_installed("ps")
+  skip_on_os(c("windows", "mac", "solaris"))
+  mine <- function() {
+    kids <- ps::ps_children(ps::ps_handle(), recursive = TRUE)
+    kids[vapply(kids, ps::ps_is_running, logical(1))]
+  }
+  before <- length(mine())
+  on.exit(setTimeLimit(), add = TRUE)
+  e <- tryCatch({
+    setTimeLimit(elapsed = 6, transient = TRUE)
+    ag_measure_training_memory(function(b) Sys.sleep(60), c(2L, 4L), quiet = TRUE)
+  }, error = identity)
+  setTimeLimit()
+  expect_match(conditionMessage(e), "time limit")
+  Sys.sleep(0.5)
+  expect_identical(length(mine()), before)
+})
+
+test_that("an empty measurement prints a clear line, not an error about `x`", {
+  empty <- structure(list(
+    measurements = data.frame(batch_size = integer(0), host_peak = numeric(0),
+                              device_peak = numeric(0), seconds = numeric(0),
+                              peak_reset = logical(0)),
+    line = list(host = c(fixed = 0, per_sample = 0), device = c(fixed = 0, per_sample = 0)),
+    check = NA, device = "cpu", steps = 3L, ggmlR_version = "0.8.8.1"
+  ), class = "ag_measured_memory")
+  expect_output(print(empty), "no batch size was measured")
+})
+
+test_that("a measuring child dies with the R process that measures", {
+  skip_if_not_installed("ggmlR")
+  skip_if_not_installed("processx")
+  skip_if_not_installed("ps")
+  skip_on_os(c("windows", "mac", "solaris"))
+  parent <- processx::process$new(
+    file.path(R.home("bin"), "Rscript"),
+    c("-e", paste("agmem::ag_measure_training_memory(function(b) Sys.sleep(120), c(2L, 4L),",
+                  "quiet = TRUE)")),
+    env = c(Sys.getenv(), R_LIBS = paste(.libPaths(), collapse = .Platform$path.sep)),
+    stdout = NULL, stderr = NULL, cleanup_tree = TRUE
+  )
+  on.exit(parent$kill_tree(), add = TRUE)
+  child <- NULL
+  for (i in 1:100) {
+    kids <- ps::ps_children(parent$as_ps_handle())
+    if (length(kids) > 0L) {
+      child <- kids[[1L]]
+      break
+    }
+    Sys.sleep(0.2)
+  }
+  expect_false(is.null(child))
+  Sys.sleep(1)
+  parent$kill()
+  for (i in 1:50) {
+    if (!ps::ps_is_running(child)) break
+    Sys.sleep(0.2)
+  }
+  expect_false(ps::ps_is_running(child))
+  expect_agmem_error(.Call(agmem:::agmem_die_with_parent, "1"), "`parent`")
 })

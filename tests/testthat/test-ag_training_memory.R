@@ -49,7 +49,10 @@ reference_memory <- function(spec, batch, optimizer, device, dtype) {
   gc <- rules$gc[rules$gc$device == device, ]
   if (nrow(gc) > 0L) {
     fig <- stats::setNames(gc$value, gc$figure)
-    allocated <- max(0, fig[["alloc_scale"]] * (alloc_once + fig[["steps"]] * alloc_step) +
+    cell <- function(k) if (is.null(cells[[k]])) 0 else cells[[k]]$bytes
+    # The weights, gradients and optimizer state, live at once at every peak, are its floor.
+    persistent <- (cell("weights host") + cell("gradients host")) + cell("optimizer_state host")
+    allocated <- max(persistent, fig[["alloc_scale"]] * (alloc_once + fig[["steps"]] * alloc_step) +
                        fig[["alloc_offset"]])
     binding <- if (allocated < max(fig[["headroom"]], host)) {
       "allocated"
@@ -119,10 +122,11 @@ test_that("the host peak follows the regime that binds: allocated, headroom, col
   expect_identical(big$host_peak, sum(big$components$bytes))
   expect_identical(ag_training_memory(mlp, 32L, device = "gpu", quiet = TRUE)$host_regime$headroom,
                    54362112)
-  # Allocations below the offset are no allocation, not a negative peak.
+  # Allocations below the offset are not a negative peak, nor 0: the weights, gradients and
+  # the two adam moments of the 3 parameters are live (3 x 8 B x 4).
   one <- ag_training_memory(ag_dense_stack(c(2, 1)), 1L, quiet = TRUE)
-  expect_identical(one$host_regime$allocated, 0)
-  expect_identical(one$host_peak, 0)
+  expect_identical(one$host_regime$allocated, 96)
+  expect_identical(one$host_peak, 96)
 })
 
 test_that("the collected cost per parameter is 87, 57 and 46 B on the CPU", {
@@ -491,4 +495,13 @@ test_that("a figure beyond the validated range is flagged, in the result, report
   expect_gt(b, 2048)
   expect_warning(ag_memory_sweep(spec, c(1, 4096), "adam"), class = "agmem_warning_range")
   expect_silent(ag_memory_sweep(spec, c(1, 2048), "adam"))
+})
+
+test_that("no host peak is below the weights, gradients and optimizer state it holds", {
+  mem <- ag_training_memory(ag_dense_stack(c(4, 8, 3)), 16, quiet = TRUE)
+  persistent <- sum(mem$components$bytes[mem$components$component %in%
+                                            c("weights", "gradients", "optimizer_state")])
+  expect_identical(mem$host_peak, persistent)
+  expect_gt(mem$host_peak, 0)
+  expect_false(any(grepl("host peak +0 B", format(mem))))
 })
