@@ -75,11 +75,10 @@ ag_within_budget <- function(expr, budget) {
       class = "cap"
     )
   }
-  exhausted <- gettext("vector memory exhausted (limit reached?)", domain = "R")
   withCallingHandlers(
     expr,
     error = function(e) {
-      if (identical(conditionMessage(e), exhausted)) {
+      if (is_heap_limit_error(conditionMessage(e))) {
         abort(
           "The run reached its memory budget of ", format_bytes_scaled(limit), " (R's vector ",
           "heap capped at ", format_bytes_scaled(cap), " by ag_within_budget()) and was ",
@@ -98,4 +97,19 @@ ag_within_budget <- function(expr, budget) {
 vector_heap <- function() {
   g <- gc()
   c(used = g[2L, 1L] * 8, trigger = g[2L, 3L] * 8)
+}
+
+# Whether `message` is R's error for an allocation past mem.maxVSize(), in this session's
+# language: "vector memory exhausted (limit reached?)" up to R 4.2, "vector memory limit of 1.5
+# Gb reached, see mem.maxVSize()" from R 4.3 on (R's memory.c, mem_err_heap()).
+is_heap_limit_error <- function(message) {
+  templates <- c(gettext("vector memory exhausted (limit reached?)", domain = "R"),
+                 gettext("vector memory limit of %0.1f %s reached, see mem.maxVSize()",
+                         domain = "R"))
+  patterns <- vapply(templates, function(t) {
+    t <- gsub("([][{}()+*^$|\\\\?.])", "\\\\\\1", t)
+    t <- gsub("%0\\.1f", "[0-9.,]+", t, fixed = TRUE)
+    paste0("^", gsub("%s", "\\S+", t, fixed = TRUE), "$")
+  }, "")
+  any(vapply(patterns, grepl, logical(1), x = message))
 }

@@ -50,3 +50,12 @@ test_that("a bad budget is an error that names it", {
   expect_agmem_error(ag_within_budget(1, "2 Gb"), "`budget`", class = "agmem_error_argument")
   expect_agmem_error(ag_within_budget(1, -1), "`budget`", class = "agmem_error_argument")
 })
+
+test_that("R's heap-limit error is recognised as R 4.2 and as R 4.3 and later word it", {
+  is_limit <- agmem:::is_heap_limit_error
+  expect_true(is_limit("vector memory exhausted (limit reached?)"))
+  expect_true(is_limit("vector memory limit of 16.0 Gb reached, see mem.maxVSize()"))
+  expect_true(is_limit("vector memory limit of 256.0 Mb reached, see mem.maxVSize()"))
+  expect_false(is_limit("vector memory limit of lots reached"))
+  expect_false(is_limit("my own"))
+})
