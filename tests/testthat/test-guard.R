@@ -34,7 +34,9 @@ test_that("a lower cap already set is kept", {
   before <- mem.maxVSize()
   on.exit(mem.maxVSize(before), add = TRUE)
   heap <- agmem:::vector_heap()
-  low <- mem.maxVSize(heap[["trigger"]] / 2^20 + 32)
+  # R 4.5 also refuses a cap below its current usage, with a warning: skip where it does.
+  low <- suppressWarnings(mem.maxVSize(heap[["trigger"]] / 2^20 + 32))
+  skip_if(identical(low, before), "this R did not take the lower cap")
   expect_agmem_error(ag_within_budget(numeric(heap[["trigger"]] / 8 + 8e6), "1 GiB"),
                      class = "agmem_error_budget")
   expect_identical(mem.maxVSize(), low)
