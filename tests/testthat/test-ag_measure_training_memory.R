@@ -249,6 +249,12 @@ test_that("an error in the step comes back with the child's message", {
   })
 })
 
+# The running processes this R process started, at any depth (needs ps).
+running_children <- function() {
+  kids <- ps::ps_children(ps::ps_handle(), recursive = TRUE)
+  kids[vapply(kids, ps::ps_is_running, logical(1))]
+}
+
 # The faults of a child, each with its own process; every one is an agmem_error_measurement
 # that names the batch size, and no row of the result comes from another batch's child.
 measure_quietly <- function(step, ...) {
@@ -300,16 +306,12 @@ test_that("a step that hangs is killed at the timeout, with what it started", {
   skip_if_not_installed("processx")
   skip_if_not_installed("ps")
   skip_on_os(c("windows", "mac", "solaris"))
-  mine <- function() {
-    kids <- ps::ps_children(ps::ps_handle(), recursive = TRUE)
-    kids[vapply(kids, ps::ps_is_running, logical(1))]
-  }
-  before <- length(mine())
+  before <- length(running_children())
   started <- proc.time()[["elapsed"]]
   expect_agmem_error(measure_quietly(function(b) Sys.sleep(60), timeout = 8),
                      "ran past `timeout` \\(8 s\\)", class = "agmem_error_measurement")
   expect_lt(proc.time()[["elapsed"]] - started, 40)
-  expect_identical(length(mine()), before)
+  expect_identical(length(running_children()), before)
   # A background process started by the step neither blocks the measurement nor outlives it.
   started <- proc.time()[["elapsed"]]
   m <- measure_quietly(function(b) system("sleep 300 &"))
@@ -363,11 +365,7 @@ test_that("a measurement interrupted in its wait leaves no process behind", {
   skip_if_not_installed("processx")
   skip_if_not_installed("ps")
   skip_on_os(c("windows", "mac", "solaris"))
-  mine <- function() {
-    kids <- ps::ps_children(ps::ps_handle(), recursive = TRUE)
-    kids[vapply(kids, ps::ps_is_running, logical(1))]
-  }
-  before <- length(mine())
+  before <- length(running_children())
   on.exit(setTimeLimit(), add = TRUE)
   e <- tryCatch({
     setTimeLimit(elapsed = 6, transient = TRUE)
@@ -376,7 +374,7 @@ test_that("a measurement interrupted in its wait leaves no process behind", {
   setTimeLimit()
   expect_match(conditionMessage(e), "time limit")
   Sys.sleep(0.5)
-  expect_identical(length(mine()), before)
+  expect_identical(length(running_children()), before)
 })
 
 test_that("an empty measurement prints a clear line, not an error about `x`", {
