@@ -71,6 +71,8 @@
 #'   class `agmem_warning_lower_bound`. A list of `ag_param` tensors, which has
 #'   no layers, is refused either way.
 #'
+#' @param steps,data_size For a model: the run planned for, as in
+#'   [ag_training_memory()] (100 steps, no data held in R, by default).
 #' @details
 #' Every figure planned on is a sum of correctly rounded products of
 #' non-negative factors, one of them the batch size, so it never decreases as
@@ -111,11 +113,13 @@
 #' @export
 ag_max_batch_size <- function(shapes, budget = NULL, optimizer = c("adam", "sgd", "sgd_plain"),
                               activation_frac = 0.01, margin = 0, device = c("cpu", "gpu"),
-                              dtype = c("f32", "f16", "bf16"), lower_bound = FALSE) {
+                              dtype = c("f32", "f16", "bf16"), lower_bound = FALSE,
+                              steps = 100, data_size = 0) {
   est <- as_estimator(shapes, device, dtype, given = list(
     optimizer = !missing(optimizer), activation_frac = !missing(activation_frac),
-    device = !missing(device), dtype = !missing(dtype)
-  ), frac = activation_frac, lower_bound = lower_bound)
+    device = !missing(device), dtype = !missing(dtype), steps = !missing(steps),
+    data_size = !missing(data_size)
+  ), frac = activation_frac, lower_bound = lower_bound, steps = steps, data_size = data_size)
   optimizer <- est_optimizers(est, optimizer)
   check_margin(margin)
   limit <- plan_budget(budget, est) * (1 - margin)

@@ -58,11 +58,12 @@
 ag_memory_sweep <- function(shapes, batch_size = 2^(0:10),
                             optimizer = c("adam", "sgd", "sgd_plain"), activation_frac = 0.01,
                             device = c("cpu", "gpu"), dtype = c("f32", "f16", "bf16"),
-                            lower_bound = FALSE) {
+                            lower_bound = FALSE, steps = 100, data_size = 0) {
   est <- as_estimator(shapes, device, dtype, given = list(
     optimizer = !missing(optimizer), activation_frac = !missing(activation_frac),
-    device = !missing(device), dtype = !missing(dtype)
-  ), frac = activation_frac, lower_bound = lower_bound)
+    device = !missing(device), dtype = !missing(dtype), steps = !missing(steps),
+    data_size = !missing(data_size)
+  ), frac = activation_frac, lower_bound = lower_bound, steps = steps, data_size = data_size)
   out <- est_sweep(est, batch_size, est_optimizers(est, optimizer, several = TRUE))
   warn_range(est_beyond(est, out$batch_size))
   attr(out, "plan") <- est

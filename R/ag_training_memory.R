@@ -22,6 +22,14 @@
 #'   `"bf16"` with `device = "gpu"` only (on the host path `ag_dtype()` changes
 #'   nothing, so another dtype with `"cpu"` is an error).
 #' @param quiet `TRUE` to print nothing and only return the figures.
+#' @param steps The training steps of the run the host peak is for: 100 by
+#'   default, a whole run as the loop of ggmlR's autograd vignette writes it. R's
+#'   garbage collector raises its trigger as a run goes on, so the peak of a run
+#'   is far above that of its first steps; `steps = 3` gives the first three
+#'   steps (the regime validated on them). On device `"cpu"` only.
+#' @param data_size The data your session holds in R's heap while it trains
+#'   (the training set, as `object.size()` gives it), in bytes or as a size such
+#'   as `"200 MB"`: R's trigger, and so the host peak, grows with it. 0 by default.
 #'
 #' @details
 #' Each figure is a rule times a count: bytes per parameter times the number of
@@ -109,7 +117,7 @@
 #' @export
 ag_training_memory <- function(model, batch_size = 32L, optimizer = c("adam", "sgd", "sgd_plain"),
                                device = c("cpu", "gpu"), dtype = c("f32", "f16", "bf16"),
-                               quiet = FALSE) {
+                               quiet = FALSE, steps = 100, data_size = 0) {
   optimizer <- match_optimizer(optimizer)
   device <- match_choice(device, registry_names("devices"), "device")
   dtype <- match_choice(dtype, registry_names("dtypes"), "dtype")
@@ -117,8 +125,9 @@ ag_training_memory <- function(model, batch_size = 32L, optimizer = c("adam", "s
   check_ggmlr_version()
   spec <- as_model_spec(model, "model")
   flat <- spec_ops(spec)
+  run <- model_run(spec, steps, data_size)
   fig <- .Call(agmem_training_memory, spec$shapes, flat$units, flat$ops, batch_size, optimizer,
-               device, dtype)
+               device, dtype, run)
   components <- structure(
     list(component = fig$component, where = fig$where, bytes = fig$bytes,
          basis = ifelse(fig$source_only, "source only", "measured")),
@@ -128,7 +137,7 @@ ag_training_memory <- function(model, batch_size = 32L, optimizer = c("adam", "s
     host_peak = fig$host_peak, device_peak = fig$device_peak, components = components,
     params = fig$params, batch_size = as.double(batch_size), optimizer = optimizer,
     device = device, dtype = dtype, loss = spec$loss, uncovered = spec$uncovered,
-    source_only = any(fig$source_only), host_regime = host_regime(fig)
+    source_only = any(fig$source_only), host_regime = host_regime(fig, run)
   ), class = "ag_training_memory")
   out$beyond_validated <- beyond_validated(spec, out$batch_size, fig$params)
   if (length(spec$uncovered) > 0L) {
@@ -151,20 +160,31 @@ warn_lower_bound <- function(spec, arg) {
   )
 }
 
-# The host's garbage-collection regime from the C figures, or NULL when the device has none.
-host_regime <- function(fig) {
-  if (is.na(fig$host_allocated)) {
+# The host's garbage-collection regime from the C figures and the run (model_run()), or NULL
+# when the device has none: for a whole run, its steps and data, the bytes live at R's
+# collections, R's settled trigger, the ceiling it puts on the resident memory and the bytes
+# allocated over the run; for a few steps, the collected heap, the first trigger's headroom and
+# the bytes allocated. `binding` names the figure that is the host peak.
+host_regime <- function(fig, run) {
+  if (is.na(fig$host_run)) {
     return(NULL)
   }
-  binding <- if (fig$host_allocated < max(fig$host_headroom, fig$host_collected)) {
+  if (fig$host_run == "whole run") {
+    return(list(
+      run = "whole run", steps = run[[1L]], data_size = run[[3L]], live = fig$host_held,
+      trigger = fig$host_trigger, ceiling = fig$host_bound, allocated = fig$host_allocated,
+      binding = if (fig$host_allocated < fig$host_bound) "allocated" else "collector"
+    ))
+  }
+  binding <- if (fig$host_allocated < max(fig$host_bound, fig$host_held)) {
     "allocated"
-  } else if (fig$host_collected > fig$host_headroom) {
+  } else if (fig$host_held > fig$host_bound) {
     "collected"
   } else {
     "headroom"
   }
-  list(allocated = fig$host_allocated, headroom = fig$host_headroom,
-       collected = fig$host_collected, binding = binding)
+  list(run = "few steps", steps = run[[1L]], allocated = fig$host_allocated, headroom = fig$host_bound,
+       collected = fig$host_held, binding = binding)
 }
 
 #' Report of a predicted training-step peak
@@ -204,22 +224,38 @@ format.ag_training_memory <- function(x, units = "iec", ...) {
   }
   lines <- c(
     sprintf(
-      "Peak memory of one training step: %s, device %s, %s, batch %s",
+      "Peak memory of training: %s, device %s, %s, batch %s",
       x$optimizer, x$device, x$dtype, formatC(x$batch_size, format = "f", digits = 0)
     ),
     sprintf("parameters: %s; loss %s",
             formatC(x$params, format = "f", digits = 0, big.mark = " "), x$loss),
     peak_lines("host", all_bytes[[1L]], "host peak")
   )
-  if (!is.null(x$host_regime)) {
-    r <- x$host_regime
+  r <- x$host_regime
+  if (!is.null(r) && r$run == "whole run") {
+    regime_bytes <- format_bytes_scaled(c(r$live, r$trigger, r$allocated, r$data_size), units)
+    lines <- c(
+      lines,
+      sprintf("  (a run of %s steps, %s of data held in R: live at R's collections %s;",
+              formatC(r$steps, format = "f", digits = 0, big.mark = " "), regime_bytes[[4L]],
+              regime_bytes[[1L]]),
+      sprintf("   R's trigger settles at %s, allocated over the run %s;", regime_bytes[[2L]],
+              regime_bytes[[3L]]),
+      sprintf("   the peak is %s)", if (r$binding == "collector") {
+        "R's heap at that trigger, as resident memory"
+      } else {
+        "what the run allocates"
+      })
+    )
+  } else if (!is.null(r)) {
     regime_bytes <- format_bytes_scaled(c(r$allocated, r$headroom, r$collected), units)
     lines <- c(
       lines,
-      sprintf("  (host peak = %s: allocated before R's first collection %s,", r$binding,
-              regime_bytes[[1L]]),
-      sprintf("   collector headroom %s, collected heap %s)", regime_bytes[[2L]],
-              regime_bytes[[3L]])
+      sprintf("  (a run of %s steps, R's collector as measured on 3; host peak = %s:",
+              formatC(r$steps, format = "f", digits = 0, big.mark = " "), r$binding),
+      sprintf("   allocated before R's first collection %s, collector headroom %s,",
+              regime_bytes[[1L]], regime_bytes[[2L]]),
+      sprintf("   collected heap %s)", regime_bytes[[3L]])
     )
   }
   if (planned_place(x$device) == "host") {

@@ -13,7 +13,8 @@ is_model <- function(x) {
 # with parts agmem does not model is refused (agmem_error_unmodelled) unless `lower_bound` is
 # TRUE, and then planned on what is modelled, with a warning; a model without layers (a list of
 # ag_param tensors) is refused either way, since nothing says how its memory grows with the batch.
-model_estimator <- function(x, device, dtype, given, arg, lower_bound = FALSE) {
+model_estimator <- function(x, device, dtype, given, arg, lower_bound = FALSE, steps = 100,
+                            data_size = 0) {
   refuse_frac(given, "a model")
   check_flag(lower_bound, "lower_bound")
   check_ggmlr_version()
@@ -43,14 +44,36 @@ model_estimator <- function(x, device, dtype, given, arg, lower_bound = FALSE) {
     spec = spec, flat = spec_ops(spec), device = device, dtype = dtype, where = where,
     column = paste0(where, "_peak"), label = paste(where, "peak"),
     lower_bound = length(spec$uncovered) > 0L,
-    params = .Call(agmem_estimate, spec$shapes, 0L, 0, 1)[[1L]]
+    params = .Call(agmem_estimate, spec$shapes, 0L, 0, 1)[[1L]],
+    run = model_run(spec, steps, data_size)
   ), "agmem_model")
+}
+
+# The run the model's host peak is for, as the C model reads it: c(steps, the scalars of the
+# spec's largest tensor, the bytes of data_size). `steps` is the run's training steps (a whole
+# number from 1 to 1e12); `data_size` the data the session holds in R's heap while it trains, in
+# bytes or as a size such as "200 MB" (parse_budget(), but not NULL).
+model_run <- function(spec, steps, data_size) {
+  if (is.object(steps) || !is.numeric(steps) || length(steps) != 1L || is.na(steps) ||
+        !is.finite(steps) || steps < 1 || steps > 1e12 || steps != floor(steps)) {
+    stop_arg("`steps` must be one whole number of training steps, from 1 to 1e12.")
+  }
+  if (is.null(data_size)) {
+    stop_arg("`data_size` must be a number of bytes or a size such as \"200 MB\", not NULL.")
+  }
+  data <- parse_budget(data_size, "data_size")
+  largest <- if (length(spec$shapes)) {
+    max(vapply(spec$shapes, function(s) prod(as.double(s)), 0))
+  } else {
+    0
+  }
+  c(as.double(steps), largest, data)
 }
 
 # The figures of ag_training_memory() for the estimator's model at batch b.
 model_figures <- function(est, optimizer, b) {
   .Call(agmem_training_memory, est$spec$shapes, est$flat$units, est$flat$ops, b, optimizer,
-        est$device, est$dtype)
+        est$device, est$dtype, est$run)
 }
 
 #' @export
@@ -61,7 +84,7 @@ est_peak.agmem_model <- function(est, b, optimizer) { # nolint: object_name_lint
 #' @export
 est_max_batch.agmem_model <- function(est, limit, optimizer) { # nolint: object_name_linter.
   .Call(agmem_max_batch_model, est$spec$shapes, est$flat$units, est$flat$ops, optimizer,
-        est$device, est$dtype, limit)
+        est$device, est$dtype, est$run, limit)
 }
 
 # One row per optimizer (outer) and batch size (inner): params, the bytes of each component at

@@ -12,15 +12,26 @@
 # plain shapes (which the C code checks). `given` says which of optimizer, activation_frac,
 # device and dtype the caller gave (not missing()): an argument that does not apply to the
 # estimator is an error when given. `frac` is activation_frac; `arg` names x in messages;
-# `lower_bound` lets a model with parts agmem does not model be planned (model_estimator()).
-as_estimator <- function(x, device, dtype, given, frac, arg = "shapes", lower_bound = FALSE) {
+# `lower_bound` lets a model with parts agmem does not model be planned (model_estimator());
+# `steps` and `data_size` describe a model's run (model_run()) and are refused, when given, for
+# anything else.
+as_estimator <- function(x, device, dtype, given, frac, arg = "shapes", lower_bound = FALSE,
+                         steps = 100, data_size = 0) {
   device <- match_choice(device, registry_names("devices"), "device")
   dtype <- match_choice(dtype, registry_names("dtypes"), "dtype")
+  if (!is_model(x)) {
+    for (a in c("steps", "data_size")) {
+      if (isTRUE(given[[a]])) {
+        stop_arg("`", a, "` applies to a model (an ag_model_spec or a ggmlR model), whose ",
+                 "whole run agmem models; `", arg, "` is not one.")
+      }
+    }
+  }
   if (inherits(x, "ag_measured_memory")) {
     return(measured_estimator(x, device, given, arg))
   }
   if (is_model(x)) {
-    return(model_estimator(x, device, dtype, given, arg, lower_bound))
+    return(model_estimator(x, device, dtype, given, arg, lower_bound, steps, data_size))
   }
   formula_estimator(x, device, dtype, frac)
 }

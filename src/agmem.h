@@ -120,7 +120,7 @@ int agmem_arg_name(SEXP x, const char *what, const char *const *names, int count
 
 /* .Call entry points (registered in init.c) */
 SEXP agmem_training_memory(SEXP shapes, SEXP units, SEXP ops, SEXP batch_size, SEXP optimizer,
-                           SEXP device, SEXP dtype);
+                           SEXP device, SEXP dtype, SEXP run);
 SEXP agmem_training_rules(void);
 SEXP agmem_registry(void);
 SEXP agmem_check_batches(SEXP batch_size);
@@ -178,9 +178,30 @@ typedef struct {
     double alloc_step;
 } agmem_unit_rule;
 
-/* One figure of the host's garbage-collection regime on a device (see rules.c). */
+/* One figure of the host's garbage-collection regime on a device (see rules.c): the first four
+   make the regime of a few steps, the allocation figures and the last eight the whole run's. */
 enum { AGMEM_GC_STEPS, AGMEM_GC_ALLOC_SCALE, AGMEM_GC_ALLOC_OFFSET, AGMEM_GC_HEADROOM,
+       AGMEM_GC_HEAP_START, AGMEM_GC_VSIZE, AGMEM_GC_MIN_FREE_FRAC, AGMEM_GC_GROW_FRAC,
+       AGMEM_GC_GROW_INCR_FRAC, AGMEM_GC_GROW_INCR_MIN, AGMEM_GC_RSS_SCALE, AGMEM_GC_RSS_OFFSET,
        AGMEM_N_GC };
+/* The figures a device needs for each regime, as bit masks over AGMEM_GC_*. */
+#define AGMEM_GC_FEW_STEPS ((1 << AGMEM_GC_STEPS) | (1 << AGMEM_GC_ALLOC_SCALE) | \
+                            (1 << AGMEM_GC_ALLOC_OFFSET) | (1 << AGMEM_GC_HEADROOM))
+#define AGMEM_GC_WHOLE_RUN ((1 << AGMEM_GC_ALLOC_SCALE) | (1 << AGMEM_GC_ALLOC_OFFSET) | \
+                            (((1 << AGMEM_N_GC) - 1) & ~((1 << AGMEM_GC_HEAP_START) - 1)))
+
+/* The regimes a device has figures for (agmem_model's has_gc), as bits. */
+#define AGMEM_HAS_FEW_STEPS 1
+#define AGMEM_HAS_WHOLE_RUN 2
+
+/* Bytes live at R's full collections during a whole run, per parameter (op NULL) for an
+   optimizer, or per unit and sample for an op, on a device (see rules.c). */
+typedef struct {
+    int device, optimizer;
+    const char *op;
+    double bytes;
+    const char *cite;
+} agmem_live_rule;
 typedef struct {
     int device, figure;
     double value;
@@ -211,6 +232,8 @@ extern const R_xlen_t agmem_n_unit_rules;
 extern const char *const agmem_gc_names[AGMEM_N_GC];
 extern const agmem_gc_rule agmem_gc_rules[];
 extern const R_xlen_t agmem_n_gc_rules;
+extern const agmem_live_rule agmem_live_rules[];
+extern const R_xlen_t agmem_n_live_rules;
 int agmem_param_rule_matches(const agmem_param_rule *r, int optimizer, int device, int dtype);
 R_xlen_t agmem_unit_op_index(const char *name);
 
@@ -236,8 +259,13 @@ typedef struct {
     const double *units;
     const R_xlen_t *first;
     int grows[AGMEM_N_WHERE];
-    int has_gc;                 /* whether the device has all four gc figures ... */
-    double gc[AGMEM_N_GC];      /* ... and these are they, by AGMEM_GC_* */
+    int has_gc;                 /* the regimes the device has figures for (AGMEM_HAS_*) ... */
+    double gc[AGMEM_N_GC];      /* ... and the figures, by AGMEM_GC_* */
+    double steps;               /* the run's training steps */
+    double largest;             /* the scalars of the model's largest tensor */
+    double data;                /* bytes of data the session holds in R's heap */
+    double live_fixed;          /* live bytes at a collection that do not grow with the batch */
+    const double *live_unit;    /* per op: live bytes per unit and sample */
 } agmem_model;
 
 /* Why agmem_model_eval() stopped: the code, and the op (0-based) or component it concerns. */
@@ -250,15 +278,17 @@ typedef struct {
 } agmem_model_fail;
 
 void agmem_model_read(SEXP shapes, SEXP units, SEXP ops, SEXP optimizer, SEXP device,
-                      SEXP dtype, agmem_model *m);
+                      SEXP dtype, SEXP run, agmem_model *m);
+#define AGMEM_N_REGIME 4
 int agmem_model_eval(const agmem_model *m, double batch, agmem_cells *c,
-                     double peak[AGMEM_N_WHERE], double regime[3], agmem_model_fail *fail);
+                     double peak[AGMEM_N_WHERE], double regime[AGMEM_N_REGIME],
+                     agmem_model_fail *fail);
 
 /* ---- max_batch.c: planning on the training-memory model and on a measured line ---- */
 
 /* .Call entry points (registered in init.c) */
 SEXP agmem_max_batch_model(SEXP shapes, SEXP units, SEXP ops, SEXP optimizer, SEXP device,
-                           SEXP dtype, SEXP limit);
+                           SEXP dtype, SEXP run, SEXP limit);
 SEXP agmem_max_batch_line(SEXP fixed, SEXP per_sample, SEXP limit);
 
 #endif

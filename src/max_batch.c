@@ -85,7 +85,7 @@ static int model_fits(const void *ctx, double b)
 {
     const model_plan *p = ctx;
     agmem_cells cells;
-    double peak[AGMEM_N_WHERE], regime[3];
+    double peak[AGMEM_N_WHERE], regime[AGMEM_N_REGIME];
     agmem_model_fail fail;
     if (agmem_model_eval(p->model, b, &cells, peak, regime, &fail) != AGMEM_MODEL_OK)
         return 0;
@@ -95,13 +95,13 @@ static int model_fits(const void *ctx, double b)
 /* .Call entry of ag_max_batch_size() for a model: the largest whole b in [1, INT_MAX] for which
    the peak of agmem_training_memory() at b (host_peak on device "cpu", device_peak on "gpu") is
    <= limit bytes, as a double; 0 when batch 1 does not fit; Inf when no rule makes that peak
-   grow with the batch and it fits. Accepts shapes, units, ops, optimizer, device and dtype as
+   grow with the batch and it fits. Accepts shapes, units, ops, optimizer, device, dtype and run as
    agmem_model_read() does and a finite limit >= 0; refuses anything else with an R error. */
 SEXP agmem_max_batch_model(SEXP shapes, SEXP units, SEXP ops, SEXP optimizer, SEXP device,
-                           SEXP dtype, SEXP limit)
+                           SEXP dtype, SEXP run, SEXP limit)
 {
     agmem_model m;
-    agmem_model_read(shapes, units, ops, optimizer, device, dtype, &m);
+    agmem_model_read(shapes, units, ops, optimizer, device, dtype, run, &m);
     double lim = agmem_arg_bytes(limit, "budget");
     int where = agmem_device_place[m.device];
     model_plan p = {&m, where, lim};

@@ -97,38 +97,145 @@ static void add_param_rules(agmem_cells *c, double params, int optimizer, int de
                 agmem_dtype_names[dtype]);
 }
 
-/* The host peak under R's garbage collector, for a device with all four gc rules in rules.c:
-   R collects garbage only when its vector heap reaches a trigger, which starts at a fixed size
-   and grows with the heap that survives a collection. So the peak of a few steps is the bytes
-   allocated while no collection has run (scaled and offset as measured), at most the larger of
-   the first trigger's headroom and the heap once collections run (`collected`, the sum of the
-   host cells), where `persistent` is the host's weights, gradients and optimizer state, live
-   at once at every peak:
-       allocated = max(persistent, scale * (once + steps * step) + offset),
+/* The host peak of a few steps under R's garbage collector, for a device with the gc figures of
+   that regime (AGMEM_GC_FEW_STEPS) and a run no longer than their `steps`: R collects garbage only when its vector heap reaches a
+   trigger, which starts at a fixed size and grows with the heap that survives a collection. So
+   the peak of a few steps is the bytes allocated while no collection has run (scaled and offset
+   as measured), at most the larger of the first trigger's headroom and the heap once
+   collections run (`collected`, the sum of the host cells):
        peak = min(allocated, max(headroom, collected)).
-   The gc figures of model m (m->has_gc) are read by agmem_model_read(). Writes peak, allocated
-   and headroom into out and returns 1; returns 0 when allocated is not finite. Plain C. */
-static int host_regime(const agmem_model *m, const agmem_cells *c, double collected, double *out)
+   Writes peak, collected, allocated and headroom into out. Plain C. */
+static void few_steps(const agmem_model *m, double collected, double allocated, double *out)
 {
     const double *fig = m->gc;
-    double steps_bytes = agmem_keep(fig[AGMEM_GC_STEPS] * c->alloc_step);
-    double counted = agmem_keep(c->alloc_once + steps_bytes);
+    double ceiling = collected > fig[AGMEM_GC_HEADROOM] ? collected : fig[AGMEM_GC_HEADROOM];
+    out[0] = allocated < ceiling ? allocated : ceiling;
+    out[1] = collected;
+    out[2] = allocated;
+    out[3] = fig[AGMEM_GC_HEADROOM];
+}
+
+/* R's vector-heap trigger once a run has settled: the size R_VSize reaches when each full
+   collection finds `needed` bytes in use (the live heap and the allocation that set the
+   collection off). As AdjustHeapSize() in R's src/main/memory.c: the trigger starts at R_VSIZE;
+   needed counts R_MinFreeFrac of R_VSIZE more; a trigger below needed becomes needed; while
+   needed is more than R_VGrowFrac of the trigger, the trigger grows by R_VGrowIncrMin plus
+   R_VGrowIncrFrac of itself. Each full collection applies one growth; over a long run they all
+   apply. Returns the trigger in bytes (Inf when needed is not finite). Plain C. */
+static double settled_trigger(const double *fig, double needed)
+{
+    double v = fig[AGMEM_GC_VSIZE];
+    needed = agmem_keep(needed + agmem_keep(fig[AGMEM_GC_MIN_FREE_FRAC] * v));
+    if (!R_FINITE(needed))
+        return R_PosInf;
+    if (needed > v)
+        v = needed;
+    while (R_FINITE(v) && needed > agmem_keep(fig[AGMEM_GC_GROW_FRAC] * v))
+        v = agmem_keep(v + agmem_keep(fig[AGMEM_GC_GROW_INCR_MIN] +
+                                      agmem_keep(fig[AGMEM_GC_GROW_INCR_FRAC] * v)));
+    return v;
+}
+
+/* The host peak of a whole run, for a device with the gc figures of that regime
+   (AGMEM_GC_WHOLE_RUN). The heap in use when the loop starts is R's and ggmlR's (heap_start)
+   and the data the session holds (m->data);
+   each step leaves garbage that R keeps until its heap reaches the trigger, so once collections
+   run the heap climbs to the trigger between them, and the trigger settles where R's policy
+   puts it for the bytes live at a collection (settled_trigger()): the live rules at this
+   batch, plus the step's largest single vector (the model's largest tensor or its widest
+   activation, 8 bytes per double). The process's resident memory over the start follows that
+   heap as measured (rss_scale and rss_offset: what the C allocator keeps and R's cons cells).
+   A run too short to fill the heap peaks at what it allocated:
+       peak = min(allocated, rss_scale * (trigger - heap_start - data) + rss_offset).
+   Writes peak, live, allocated, the ceiling and the trigger into out. Plain C. */
+static void whole_run(const agmem_model *m, double batch, double allocated, double *out)
+{
+    const double *fig = m->gc;
+    double live = m->live_fixed, widest = m->largest;
+    for (R_xlen_t i = 0; i < m->n_ops; i++) {
+        double units = agmem_keep(m->units[i] * batch);
+        live = agmem_keep(live + agmem_keep(units * m->live_unit[i]));
+        if (units > widest)
+            widest = units;
+    }
+    double start = agmem_keep(fig[AGMEM_GC_HEAP_START] + m->data);
+    double needed = agmem_keep(agmem_keep(start + live) + agmem_keep(8.0 * widest));
+    double trigger = settled_trigger(fig, needed);
+    double ceiling = agmem_keep(agmem_keep(fig[AGMEM_GC_RSS_SCALE] *
+                                           agmem_keep(trigger - start)) +
+                                fig[AGMEM_GC_RSS_OFFSET]);
+    out[0] = allocated < ceiling ? allocated : ceiling;
+    out[1] = live;
+    out[2] = allocated;
+    out[3] = ceiling;
+    out[4] = trigger;
+}
+
+/* Whether model m's host peak is a whole run's (whole_run()) rather than a few steps'
+   (few_steps()): its device has the whole run's figures, and the run is longer than the few
+   steps' protocol or the device has no figures for that. */
+static int run_is_whole(const agmem_model *m)
+{
+    if (!(m->has_gc & AGMEM_HAS_WHOLE_RUN))
+        return 0;
+    return !(m->has_gc & AGMEM_HAS_FEW_STEPS) || m->steps > m->gc[AGMEM_GC_STEPS];
+}
+
+/* The host peak under R's garbage collector for model m at a batch, from the cells c of that
+   batch: the bytes allocated over the run's steps (from the source's counts, scaled and offset
+   as measured; never below the weights, gradients and optimizer state, live at once at every
+   peak), bounded by the regime of m's device (few_steps() or whole_run()). `collected` is the
+   sum of the host cells. Writes the peak and the regime's parts (see agmem_model_eval()) into
+   out; returns 0 when a figure is not finite, 1 otherwise. Plain C. */
+static int host_regime(const agmem_model *m, const agmem_cells *c, double batch,
+                       double collected, double *out)
+{
+    const double *fig = m->gc;
+    int whole = run_is_whole(m);
+    double steps = m->steps;
+    double counted = agmem_keep(c->alloc_once + agmem_keep(steps * c->alloc_step));
     double allocated = agmem_keep(agmem_keep(fig[AGMEM_GC_ALLOC_SCALE] * counted) +
                                   fig[AGMEM_GC_ALLOC_OFFSET]);
-    if (!R_FINITE(allocated))
-        return 0;
-    /* The weights, gradients and optimizer state are live at once at every step's peak: a
-       peak below them (the fit's offset makes a tiny model's allocation negative) is theirs. */
     double persistent = agmem_keep(agmem_keep(c->bytes[AGMEM_WEIGHTS][AGMEM_HOST] +
                                               c->bytes[AGMEM_GRADIENTS][AGMEM_HOST]) +
                                    c->bytes[AGMEM_OPTIMIZER_STATE][AGMEM_HOST]);
     if (allocated < persistent)
         allocated = persistent;
-    double ceiling = collected > fig[AGMEM_GC_HEADROOM] ? collected : fig[AGMEM_GC_HEADROOM];
-    out[0] = allocated < ceiling ? allocated : ceiling;
-    out[1] = allocated;
-    out[2] = fig[AGMEM_GC_HEADROOM];
+    for (int i = 0; i < 5; i++)
+        out[i] = NA_REAL;
+    if (whole)
+        whole_run(m, batch, allocated, out);
+    else
+        few_steps(m, collected, allocated, out);
+    for (int i = 0; i < 4; i++)
+        if (!R_FINITE(out[i]))
+            return 0;
     return 1;
+}
+
+/* Reads the run into m: `run` is an unclassed double vector c(steps, largest, data): the
+   training steps of the run (a whole number from 1 to 1e12), the scalars of the model's largest
+   tensor (a whole number >= 0, below 2^53) and the bytes of data the session holds in R's heap
+   (finite, >= 0). Refuses anything else, naming `steps`, `shapes` and `data_size`. */
+static void read_run(SEXP run, agmem_model *m)
+{
+    if (TYPEOF(run) != REALSXP || Rf_isObject(run) || XLENGTH(run) != 3)
+        agmem_abort(AGMEM_E_ARGUMENT, "`run` must be a double vector c(steps, largest, data).");
+    double steps = REAL(run)[0], largest = REAL(run)[1], data = REAL(run)[2];
+    if (!(R_FINITE(steps) && steps >= 1.0 && steps <= 1e12 && steps == floor(steps))) {
+        char value[64];
+        agmem_format_number(steps, value, sizeof value);
+        agmem_abort(AGMEM_E_ARGUMENT, "`steps` is %s, not a whole number from 1 to 1e12.",
+                    value);
+    }
+    if (!(R_FINITE(largest) && largest >= 0.0 && largest < 9007199254740992.0 &&
+          largest == floor(largest)))
+        agmem_abort(AGMEM_E_ARGUMENT, "`shapes`: the largest tensor's size is not a count.");
+    if (!(R_FINITE(data) && data >= 0.0))
+        agmem_abort(AGMEM_E_ARGUMENT, "`data_size` must be a finite number of bytes >= 0.");
+    m->steps = steps;
+    m->largest = largest;
+    m->data = data;
 }
 
 /* Reads into m, once, everything a model's figures depend on but the batch size. Accepts the
@@ -142,7 +249,7 @@ static int host_regime(const agmem_model *m, const agmem_cells *c, double collec
    arguments, a dtype that does not apply to the device and a parameter figure that is not
    finite, with an R error naming the argument. */
 void agmem_model_read(SEXP shapes, SEXP units, SEXP ops, SEXP optimizer, SEXP device,
-                      SEXP dtype, agmem_model *m)
+                      SEXP dtype, SEXP run, agmem_model *m)
 {
     int opt = agmem_arg_name(optimizer, "optimizer", agmem_optimizer_names, AGMEM_N_OPTIMIZERS);
     int dev = agmem_arg_name(device, "device", agmem_device_names, AGMEM_N_DEVICES);
@@ -185,7 +292,29 @@ void agmem_model_read(SEXP shapes, SEXP units, SEXP ops, SEXP optimizer, SEXP de
             m->gc[agmem_gc_rules[i].figure] = agmem_gc_rules[i].value;
             seen |= 1 << agmem_gc_rules[i].figure;
         }
-    m->has_gc = seen == (1 << AGMEM_N_GC) - 1;
+    m->has_gc = ((seen & AGMEM_GC_WHOLE_RUN) == AGMEM_GC_WHOLE_RUN ? AGMEM_HAS_WHOLE_RUN : 0) |
+        ((seen & AGMEM_GC_FEW_STEPS) == AGMEM_GC_FEW_STEPS ? AGMEM_HAS_FEW_STEPS : 0);
+    read_run(run, m);
+    double *live = (double *) R_alloc(n_ops > 0 ? (size_t) n_ops : 1, sizeof(double));
+    for (R_xlen_t i = 0; i < n_ops; i++)
+        live[i] = 0.0;
+    for (R_xlen_t j = 0; j < agmem_n_live_rules; j++) {
+        const agmem_live_rule *r = &agmem_live_rules[j];
+        if (r->device != dev)
+            continue;
+        if (r->op == NULL) {
+            if (r->optimizer == AGMEM_ANY || r->optimizer == opt)
+                m->live_fixed = agmem_keep(m->live_fixed + agmem_keep(params * r->bytes));
+            continue;
+        }
+        for (R_xlen_t i = 0; i < n_ops; i++)
+            if (strcmp(agmem_unit_rules[first[i]].op, r->op) == 0)
+                live[i] += r->bytes;
+    }
+    if (!R_FINITE(m->live_fixed))
+        agmem_abort(AGMEM_E_OVERFLOW,
+                    "The model's %.6g parameters make its byte counts overflow a double.", params);
+    m->live_unit = live;
 }
 
 /* The figures of model m (from agmem_model_read()) at batch size `batch` (a whole number >= 1):
@@ -197,7 +326,8 @@ void agmem_model_read(SEXP shapes, SEXP units, SEXP ops, SEXP optimizer, SEXP de
    finite, the code of the first such figure, with the op (0-based) or component in *fail.
    Plain C: no R API call, no allocation, no error. */
 int agmem_model_eval(const agmem_model *m, double batch, agmem_cells *c,
-                     double peak[AGMEM_N_WHERE], double regime[3], agmem_model_fail *fail)
+                     double peak[AGMEM_N_WHERE], double regime[AGMEM_N_REGIME],
+                     agmem_model_fail *fail)
 {
     *c = m->fixed;
     for (R_xlen_t i = 0; i < m->n_ops; i++) {
@@ -237,18 +367,16 @@ int agmem_model_eval(const agmem_model *m, double batch, agmem_cells *c,
         fail->code = AGMEM_MODEL_PEAK_OVERFLOW;
         return fail->code;
     }
-    regime[0] = NA_REAL;
-    regime[1] = NA_REAL;
-    regime[2] = NA_REAL;
+    for (int i = 0; i < AGMEM_N_REGIME; i++)
+        regime[i] = NA_REAL;
     if (m->has_gc) {
-        double parts[3];
-        if (!host_regime(m, c, peak[AGMEM_HOST], parts)) {
+        double parts[AGMEM_N_REGIME + 1];
+        if (!host_regime(m, c, batch, peak[AGMEM_HOST], parts)) {
             fail->code = AGMEM_MODEL_ALLOC_OVERFLOW;
             return fail->code;
         }
-        regime[0] = peak[AGMEM_HOST];
-        regime[1] = parts[1];
-        regime[2] = parts[2];
+        for (int i = 0; i < AGMEM_N_REGIME; i++)
+            regime[i] = parts[i + 1];
         peak[AGMEM_HOST] = parts[0];
     }
     return AGMEM_MODEL_OK;
@@ -257,20 +385,22 @@ int agmem_model_eval(const agmem_model *m, double batch, agmem_cells *c,
 /* .Call entry of ag_training_memory(). Accepts one batch_size from 1 to INT_MAX and the other
    arguments as agmem_model_read() does. Returns a list: params; host_peak and device_peak (see
    agmem_model_eval()); one element per (component, where) cell some rule reached, in component
-   then where order, the columns component, where, bytes and source_only; then host_collected
-   (the sum of the host cells), host_allocated and host_headroom, NA on a device without gc
-   figures. Refuses what agmem_model_read() refuses
+   then where order, the columns component, where, bytes and source_only; then the host regime's
+   parts: host_held (the bytes live at a collection in a whole run, the sum of the host cells in
+   a few steps), host_allocated, host_bound (the collector's ceiling, or the first trigger's
+   headroom), host_trigger (R's settled trigger; NA in a few steps), all NA on a device without
+   gc figures, and host_run ("whole run", "few steps" or NA). Refuses what agmem_model_read() refuses
    and any figure that is not finite, with an R error naming the argument. */
 SEXP agmem_training_memory(SEXP shapes, SEXP units, SEXP ops, SEXP batch_size, SEXP optimizer,
-                           SEXP device, SEXP dtype)
+                           SEXP device, SEXP dtype, SEXP run)
 {
     agmem_arg_batches(batch_size, 1);
     double batch = agmem_arg_batch(batch_size, 0);
     agmem_model m;
-    agmem_model_read(shapes, units, ops, optimizer, device, dtype, &m);
+    agmem_model_read(shapes, units, ops, optimizer, device, dtype, run, &m);
 
     agmem_cells cells;
-    double peak[AGMEM_N_WHERE], regime[3];
+    double peak[AGMEM_N_WHERE], regime[AGMEM_N_REGIME];
     agmem_model_fail fail = {AGMEM_MODEL_OK, 0, 0};
     switch (agmem_model_eval(&m, batch, &cells, peak, regime, &fail)) {
     case AGMEM_MODEL_UNITS_OVERFLOW:
@@ -295,8 +425,8 @@ SEXP agmem_training_memory(SEXP shapes, SEXP units, SEXP ops, SEXP batch_size, S
             rows += cells.used[k][w];
 
     const char *names[] = {"params", "host_peak", "device_peak", "component", "where", "bytes",
-                           "source_only", "host_collected", "host_allocated", "host_headroom",
-                           ""};
+                           "source_only", "host_held", "host_allocated", "host_bound",
+                           "host_trigger", "host_run", ""};
     SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
     SET_VECTOR_ELT(out, 0, Rf_ScalarReal(m.params));
     SET_VECTOR_ELT(out, 1, Rf_ScalarReal(peak[AGMEM_HOST]));
@@ -309,8 +439,11 @@ SEXP agmem_training_memory(SEXP shapes, SEXP units, SEXP ops, SEXP batch_size, S
     SET_VECTOR_ELT(out, 5, bytes);
     SEXP source = Rf_allocVector(LGLSXP, rows);
     SET_VECTOR_ELT(out, 6, source);
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < AGMEM_N_REGIME; i++)
         SET_VECTOR_ELT(out, 7 + i, Rf_ScalarReal(regime[i]));
+    SET_VECTOR_ELT(out, 11, Rf_ScalarString(
+        !m.has_gc ? NA_STRING : run_is_whole(&m) ? Rf_mkChar("whole run") :
+        Rf_mkChar("few steps")));
     int r = 0;
     for (int k = 0; k < AGMEM_N_COMPONENTS; k++)
         for (int w = 0; w < AGMEM_N_WHERE; w++)

@@ -20,15 +20,17 @@ static SEXP column(SEXP list, int col, SEXPTYPE type, R_xlen_t n)
    lists of columns. `param`: optimizer, device, dtype ("any" for a wildcard), component,
    where, bytes (per parameter), basis ("measured" or "source only"), cite, alloc_step and
    alloc_once. `unit`: op, device, component, where, bytes (per unit and sample), basis, cite and
-   alloc_step. `gc`: device, figure, value and cite. Takes no argument. */
+   alloc_step. `gc`: device, figure, value and cite. `live`: device, optimizer ("any"), op (NA
+   for a per-parameter row), bytes and cite. Takes no argument. */
 SEXP agmem_training_rules(void)
 {
-    const char *outer[] = {"param", "unit", "gc", ""};
+    const char *outer[] = {"param", "unit", "gc", "live", ""};
     const char *pcols[] = {"optimizer", "device", "dtype", "component", "where", "bytes",
                            "basis", "cite", "alloc_step", "alloc_once", ""};
     const char *ucols[] = {"op", "device", "component", "where", "bytes", "basis", "cite",
                            "alloc_step", ""};
     const char *gcols[] = {"device", "figure", "value", "cite", ""};
+    const char *lcols[] = {"device", "optimizer", "op", "bytes", "cite", ""};
     SEXP out = PROTECT(Rf_mkNamed(VECSXP, outer));
 
     R_xlen_t np = agmem_n_param_rules;
@@ -81,6 +83,21 @@ SEXP agmem_training_rules(void)
         SET_STRING_ELT(g_col[1], i, Rf_mkChar(agmem_gc_names[r->figure]));
         REAL(g_col[2])[i] = r->value;
         SET_STRING_ELT(g_col[3], i, Rf_mkChar(r->cite));
+    }
+
+    R_xlen_t nl = agmem_n_live_rules;
+    SEXP l = Rf_mkNamed(VECSXP, lcols);
+    SET_VECTOR_ELT(out, 3, l);
+    SEXP l_col[5];
+    for (int c = 0; c < 5; c++)
+        l_col[c] = column(l, c, c == 3 ? REALSXP : STRSXP, nl);
+    for (R_xlen_t i = 0; i < nl; i++) {
+        const agmem_live_rule *r = &agmem_live_rules[i];
+        SET_STRING_ELT(l_col[0], i, code_name(r->device, agmem_device_names));
+        SET_STRING_ELT(l_col[1], i, code_name(r->optimizer, agmem_optimizer_names));
+        SET_STRING_ELT(l_col[2], i, r->op == NULL ? NA_STRING : Rf_mkChar(r->op));
+        REAL(l_col[3])[i] = r->bytes;
+        SET_STRING_ELT(l_col[4], i, Rf_mkChar(r->cite));
     }
     UNPROTECT(1);
     return out;

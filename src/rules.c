@@ -317,28 +317,61 @@ const agmem_unit_rule agmem_unit_rules[] = {
 };
 const R_xlen_t agmem_n_unit_rules = sizeof agmem_unit_rules / sizeof agmem_unit_rules[0];
 
-/* The host's garbage-collection regime (model.c, host_regime()), for each device: the validation
- * measures the peak of building the model and `steps` training steps; until R's vector heap
- * reaches its first trigger (R's default 64 MiB, R_VSIZE in R's memory.c, less what is in use
- * at the start), nothing is collected and the peak follows the bytes allocated; after, the
- * heap that survives collections decides, through the trigger that R_VGrowFrac and
- * R_VGrowIncrFrac grow with it. */
-const char *const agmem_gc_names[AGMEM_N_GC] = {"steps", "alloc_scale", "alloc_offset",
-                                                "headroom"};
+/* The host's garbage-collection regime (model.c, host_regime()), for each device.
+ *
+ * Device "cpu" has the regime of a whole run (model.c, whole_run()): the validation measures the
+ * peak of a training loop of 100 steps (inst/validation/measure-long.R, the loop of ggmlR's
+ * autograd vignette). Until R's vector heap reaches its first trigger nothing is collected and
+ * the peak follows the bytes allocated; after, the heap climbs to the trigger between
+ * collections, and the trigger settles where R's policy (AdjustHeapSize() in R's
+ * src/main/memory.c) puts it for the heap live at its full collections (agmem_live_rules).
+ * A run of at most three steps keeps the regime of a few steps (model.c, few_steps()), measured
+ * on the first three steps (inst/validation/measure-one.R). Device "gpu" has that regime only:
+ * its planners plan on the device's pools, which do not grow over a run. */
+const char *const agmem_gc_names[AGMEM_N_GC] = {
+    "steps", "alloc_scale", "alloc_offset", "headroom", "heap_start", "vsize", "min_free_frac",
+    "grow_frac", "grow_incr_frac", "grow_incr_min", "rss_scale", "rss_offset"
+};
 const agmem_gc_rule agmem_gc_rules[] = {
     /* device, figure, value, cite */
     {CPU, AGMEM_GC_STEPS, 3,
-     "issue #10 protocol: the peak of building the model and optimizer, then three steps"},
+     "issue #10 protocol: the peak of building the model and optimizer, then three steps; a "
+     "run of at most this many steps is planned on the few steps' regime, with the headroom "
+     "below"},
+    {CPU, AGMEM_GC_HEADROOM, 56120320,
+     "issue #10 measurement (fit grid, configurations whose peak is R's first collection): "
+     "the plateau, R's default vector trigger of 64 MiB less the heap in use after loading "
+     "ggmlR and the data"},
     {CPU, AGMEM_GC_ALLOC_SCALE, 0.909,
      "issue #10 measurement (fit grid, configurations that end before R's first "
      "collection): measured peak per byte allocated as counted from the source (freed pages "
      "the process already holds take part of it)"},
     {CPU, AGMEM_GC_ALLOC_OFFSET, -1715200,
      "issue #10 measurement (fit grid, the same configurations): the intercept of that fit"},
-    {CPU, AGMEM_GC_HEADROOM, 56120320,
-     "issue #10 measurement (fit grid, configurations whose peak is R's first collection): "
-     "the plateau, R's default vector trigger of 64 MiB less the heap in use after loading "
-     "ggmlR and the data"},
+    {CPU, AGMEM_GC_HEAP_START, 6446264,
+     "issue #15 measurement (long fit grid, measurements-long-fit.csv): R's vector heap in use "
+     "once R and ggmlR are loaded, the median over the runs of gc()'s Vcells used at the start "
+     "less the data set (6.42 to 6.47 MB)"},
+    {CPU, AGMEM_GC_VSIZE, 67108864,
+     "R's source, src/include/Defn.h: R_VSIZE, the vector heap's first trigger (64 MiB), "
+     "which gc() reports as Vcells' gc trigger at start-up"},
+    {CPU, AGMEM_GC_MIN_FREE_FRAC, 0.2,
+     "R's source, src/main/memory.c: R_MinFreeFrac; AdjustHeapSize() counts this fraction "
+     "of the first trigger on top of the heap in use"},
+    {CPU, AGMEM_GC_GROW_FRAC, 0.7,
+     "R's source, src/main/memory.c: R_VGrowFrac; a full collection that leaves the heap "
+     "needed above this fraction of the trigger grows the trigger"},
+    {CPU, AGMEM_GC_GROW_INCR_FRAC, 0.2,
+     "R's source, src/main/memory.c: R_VGrowIncrFrac, the growth's share of the trigger"},
+    {CPU, AGMEM_GC_GROW_INCR_MIN, 640000,
+     "R's source, src/main/memory.c: R_VGrowIncrMin, 80000 vector cells of 8 bytes, the "
+     "growth's fixed part"},
+    {CPU, AGMEM_GC_RSS_SCALE, 1.142,
+     "issue #15 measurement (long fit grid): the 100-step peak of the process's resident "
+     "memory per byte of R's settled trigger over the start (gc()'s trigger at the end), by "
+     "least squares: the C allocator keeps freed blocks and R's cons cells grow with the run"},
+    {CPU, AGMEM_GC_RSS_OFFSET, -7026885,
+     "issue #15 measurement (long fit grid): the intercept of that fit"},
     {GPU, AGMEM_GC_STEPS, 3,
      "issue #10 protocol: the peak of building the model and optimizer, then three steps"},
     {GPU, AGMEM_GC_ALLOC_SCALE, 0.782,
@@ -353,6 +386,46 @@ const agmem_gc_rule agmem_gc_rules[] = {
 };
 
 const R_xlen_t agmem_n_gc_rules = sizeof agmem_gc_rules / sizeof agmem_gc_rules[0];
+
+/* The bytes live at R's full collections during a whole run on device "cpu", by least squares
+ * on the long fit grid (measurements-long-fit.csv): gc()'s report of the vector heap after each
+ * full collection (gcinfo(), level 2), its largest over the run, less the heap at the start. Per
+ * parameter for each optimizer: the weight, its gradient (twice while `grads` holds the last
+ * step's), the optimizer state and the temporaries of one parameter's update; per unit and
+ * sample: the tape's activations and their gradients (R/autograd.R:340-421). The fit does not
+ * tell the activations apart; a hidden layer's units cost "matmul" plus "add" whatever its
+ * activation, and every loss the same extra. */
+const agmem_live_rule agmem_live_rules[] = {
+    /* device, optimizer, op (NULL: per parameter), bytes, cite */
+    {CPU, ADAM, NULL, 42.6,
+     "issue #15 measurement (long fit grid): live bytes per parameter with optimizer_adam(): "
+     "weight, gradient, m and v (32) and the update's temporaries"},
+    {CPU, SGD, NULL, 31.2,
+     "issue #15 measurement (long fit grid): live bytes per parameter with optimizer_sgd() and "
+     "momentum: weight, gradient, velocity (24) and the update's temporaries"},
+    {CPU, SGD_PLAIN, NULL, 29.7,
+     "issue #15 measurement (long fit grid): live bytes per parameter with optimizer_sgd() "
+     "without momentum: weight, gradient, the velocity it still allocates (24) and the "
+     "update's temporaries"},
+    {CPU, ANY, "input", 10.2,
+     "issue #15 measurement (long fit grid): per input unit and sample, the mini-batch and its "
+     "ag_tensor()"},
+    {CPU, ANY, "matmul", 33.6,
+     "issue #15 measurement (long fit grid): half of a layer's live bytes per output unit and "
+     "sample (67.2 fitted): the product and its gradient on the tape"},
+    {CPU, ANY, "add", 33.6,
+     "issue #15 measurement (long fit grid): the other half: the broadcast bias and the sum"},
+    {CPU, ANY, "loss_mse", 31.7,
+     "issue #15 measurement (long fit grid): the output's extra live bytes per unit and sample "
+     "with a loss (fitted over mse and softmax cross-entropy together)"},
+    {CPU, ANY, "loss_cross_entropy", 31.7,
+     "issue #15 measurement (long fit grid): as the measured losses (cross_entropy itself was "
+     "not in the long grids)"},
+    {CPU, ANY, "loss_softmax_cross_entropy", 31.7,
+     "issue #15 measurement (long fit grid): the output's extra live bytes per unit and sample "
+     "with a loss (fitted over mse and softmax cross-entropy together)"},
+};
+const R_xlen_t agmem_n_live_rules = sizeof agmem_live_rules / sizeof agmem_live_rules[0];
 
 /* Whether parameter rule r applies to (optimizer, device, dtype), all codes in range. */
 int agmem_param_rule_matches(const agmem_param_rule *r, int optimizer, int device, int dtype)

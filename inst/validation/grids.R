@@ -74,3 +74,53 @@ grid_subset <- function() {
   work <- vapply(w, function(x) sum(x[-length(x)] * x[-1L]), numeric(1)) * h$batch
   h[sort(order(work)[seq_len(min(nrow(h), 100L))]), ]
 }
+
+# ---- long runs (measure-long.R): the whole training loop, 100 steps ----
+#
+# A configuration: widths, batch, optimizer, activation, loss and variant (how the step gets
+# the gradients), all on device "cpu". Drawn over widths 64 to 2048, 1 to 8 linear layers,
+# batches 1 to 4096, adam, sgd and sgd_plain, softmax cross-entropy and mse; each kept under
+# 4e7 parameter-samples per step (about 15 s for 100 steps of reference BLAS) and about 1.5 GB.
+# The batch is drawn first, evenly over its powers of 2; the model is redrawn until it fits.
+draw_long_grid <- function(n, seed, exclude = character(0)) {
+  set.seed(seed)
+  long_widths <- c(64, 128, 256, 384, 512, 768, 1024, 1536, 2048)
+  rows <- vector("list", n)
+  keys <- exclude
+  i <- 0L
+  batch <- 2^sample(0:12, 1L)
+  while (i < n) {
+    layers <- sample.int(8L, 1L)
+    widths <- c(sample(c(long_widths, 784), 1L), sample(long_widths, layers - 1L, TRUE),
+                sample(c(10, long_widths), 1L))
+    optimizer <- sample(c("adam", "sgd", "sgd_plain"), 1L)
+    loss <- sample(c("softmax_cross_entropy", "mse"), 1L)
+    activation <- sample(c("relu", "relu", "tanh"), 1L)
+    variant <- if (stats::runif(1) < 0.75) "grads" else "field"
+    params <- sum(widths[-length(widths)] * widths[-1L] + widths[-1L])
+    if (params * batch > 4e7 || 120 * params + 300 * sum(widths) * batch > 1.5e9) next
+    key <- paste(paste(widths, collapse = "-"), batch, optimizer, activation, loss, variant,
+                 sep = "|")
+    if (key %in% keys) next
+    keys <- c(keys, key)
+    i <- i + 1L
+    batch_i <- batch
+    batch <- 2^sample(0:12, 1L)
+    rows[[i]] <- data.frame(widths = paste(widths, collapse = "-"), batch = batch_i,
+                            optimizer = optimizer, activation = activation, loss = loss,
+                            variant = variant, stringsAsFactors = FALSE)
+  }
+  do.call(rbind, rows)
+}
+long_keys <- function(g) {
+  paste(g$widths, g$batch, g$optimizer, g$activation, g$loss, g$variant, sep = "|")
+}
+grid_long_fit <- function() draw_long_grid(60L, 1501L)
+grid_long_holdout <- function() draw_long_grid(60L, 1502L, exclude = long_keys(grid_long_fit()))
+# The CI subset of the long holdout: its 30 configurations of least work (parameters x batch).
+grid_long_subset <- function() {
+  h <- grid_long_holdout()
+  w <- lapply(strsplit(h$widths, "-", fixed = TRUE), as.numeric)
+  work <- vapply(w, function(x) sum(x[-length(x)] * x[-1L]), numeric(1)) * h$batch
+  h[sort(order(work)[seq_len(min(nrow(h), 30L))]), ]
+}

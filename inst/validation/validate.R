@@ -98,7 +98,8 @@ mib <- 2^20
 pred <- lapply(seq_len(nrow(m)), function(i) {
   widths <- as.numeric(strsplit(m$widths[i], "-", fixed = TRUE)[[1]])
   spec <- agmem::ag_dense_stack(widths, m$activation[i], m$loss[i])
-  mem <- agmem::ag_training_memory(spec, m$batch[i], m$optimizer[i], m$device[i], quiet = TRUE)
+  mem <- agmem::ag_training_memory(spec, m$batch[i], m$optimizer[i], m$device[i], quiet = TRUE,
+                                   steps = 3)
   # ggmlR's own formula, when ggmlR is installed (agmem's drop-in gives the same figure).
   est <- if (have_ggmlr) {
     ggmlR::ag_estimate_training_memory(spec$shapes, m$batch[i], m$optimizer[i], quiet = TRUE)

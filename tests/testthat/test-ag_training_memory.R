@@ -4,8 +4,36 @@ n_mlp <- 784 * 512 + 512 + 512 * 10 + 10
 # The model evaluated in R from the rule table, in the C code's order: for each (component,
 # where) cell, the parameter rules in table order, then the ops in order with each op's rules in
 # table order; the peaks sum the cells in component-then-where order, except the host peak of a
-# device with gc rules, which is min(allocated, max(headroom, collected)).
-reference_memory <- function(spec, batch, optimizer, device, dtype) {
+# device with gc rules, which is min(allocated, max(headroom, collected)) for a run of up to
+# `steps` of the gc table, and min(allocated, the whole run's ceiling) for a longer one.
+# The whole run's regime in R: the bytes live at R's collections from the live rules, R's trigger
+# grown as memory.c's AdjustHeapSize() grows it, one growth at a time, and the ceiling it puts
+# on the resident memory.
+reference_whole_run <- function(spec, flat, batch, optimizer, device, fig, allocated, data) {
+  live_rules <- training_rules()$live
+  live_rules <- live_rules[live_rules$device == device, ]
+  n <- 0
+  for (shape in spec$shapes) n <- n + prod(shape)
+  per_param <- live_rules[is.na(live_rules$op) & live_rules$optimizer %in% c("any", optimizer), ]
+  live <- sum(n * per_param$bytes)
+  widest <- max(c(0, vapply(spec$shapes, function(s) prod(as.double(s)), 0)))
+  for (k in seq_along(flat$ops)) {
+    units <- flat$units[[k]] * batch
+    live <- live + units * sum(live_rules$bytes[live_rules$op %in% flat$ops[[k]]])
+    widest <- max(widest, units)
+  }
+  start <- fig[["heap_start"]] + data
+  needed <- start + live + 8 * widest + fig[["min_free_frac"]] * fig[["vsize"]]
+  trigger <- max(fig[["vsize"]], needed)
+  while (needed > fig[["grow_frac"]] * trigger) {
+    trigger <- trigger + (fig[["grow_incr_min"]] + fig[["grow_incr_frac"]] * trigger)
+  }
+  ceiling <- fig[["rss_scale"]] * (trigger - start) + fig[["rss_offset"]]
+  list(live = live, trigger = trigger, ceiling = ceiling, allocated = allocated,
+       binding = if (allocated < ceiling) "allocated" else "collector")
+}
+
+reference_memory <- function(spec, batch, optimizer, device, dtype, steps = 100, data = 0) {
   rules <- training_rules()
   flat <- spec_ops(spec)
   n <- 0
@@ -52,18 +80,24 @@ reference_memory <- function(spec, batch, optimizer, device, dtype) {
     cell <- function(k) if (is.null(cells[[k]])) 0 else cells[[k]]$bytes
     # The weights, gradients and optimizer state, live at once at every peak, are its floor.
     persistent <- (cell("weights host") + cell("gradients host")) + cell("optimizer_state host")
-    allocated <- max(persistent, fig[["alloc_scale"]] * (alloc_once + fig[["steps"]] * alloc_step) +
+    allocated <- max(persistent, fig[["alloc_scale"]] * (alloc_once + steps * alloc_step) +
                        fig[["alloc_offset"]])
-    binding <- if (allocated < max(fig[["headroom"]], host)) {
-      "allocated"
-    } else if (host > fig[["headroom"]]) {
-      "collected"
+    if ("vsize" %in% names(fig) && steps > fig[["steps"]]) {
+      regime <- c(list(run = "whole run", steps = steps, data_size = data),
+                  reference_whole_run(spec, flat, batch, optimizer, device, fig, allocated, data))
+      host <- min(allocated, regime$ceiling)
     } else {
-      "headroom"
+      binding <- if (allocated < max(fig[["headroom"]], host)) {
+        "allocated"
+      } else if (host > fig[["headroom"]]) {
+        "collected"
+      } else {
+        "headroom"
+      }
+      regime <- list(run = "few steps", steps = steps, allocated = allocated,
+                     headroom = fig[["headroom"]], collected = host, binding = binding)
+      host <- min(allocated, max(fig[["headroom"]], host))
     }
-    regime <- list(allocated = allocated, headroom = fig[["headroom"]], collected = host,
-                   binding = binding)
-    host <- min(allocated, max(fig[["headroom"]], host))
   }
   list(
     params = n,
@@ -80,7 +114,7 @@ reference_memory <- function(spec, batch, optimizer, device, dtype) {
 }
 
 test_that("a relu layer on the CPU costs the fitted figures, worked out by hand", {
-  mem <- ag_training_memory(mlp, 32L, quiet = TRUE)
+  mem <- ag_training_memory(mlp, 32L, quiet = TRUE, steps = 3)
   expect_identical(mem$params, n_mlp)
   host <- stats::setNames(mem$components$bytes, mem$components$component)
   expect_identical(unique(mem$components$where), "host")
@@ -110,21 +144,21 @@ test_that("a relu layer on the CPU costs the fitted figures, worked out by hand"
 })
 
 test_that("the host peak follows the regime that binds: allocated, headroom, collected", {
-  tiny <- ag_training_memory(ag_dense_stack(c(256, 256, 10)), 64L, quiet = TRUE)
+  tiny <- ag_training_memory(ag_dense_stack(c(256, 256, 10)), 64L, quiet = TRUE, steps = 3)
   expect_identical(tiny$host_regime$binding, "allocated")
   expect_identical(tiny$host_peak, tiny$host_regime$allocated)
   expect_gt(tiny$host_peak, 0)
-  mid <- ag_training_memory(mlp, 32L, quiet = TRUE)
+  mid <- ag_training_memory(mlp, 32L, quiet = TRUE, steps = 3)
   expect_identical(mid$host_regime$binding, "headroom")
   expect_identical(mid$host_peak, mid$host_regime$headroom)
-  big <- ag_training_memory(ag_dense_stack(c(784, 2048, 2048, 10)), 256L, quiet = TRUE)
+  big <- ag_training_memory(ag_dense_stack(c(784, 2048, 2048, 10)), 256L, quiet = TRUE, steps = 3)
   expect_identical(big$host_regime$binding, "collected")
   expect_identical(big$host_peak, sum(big$components$bytes))
-  expect_identical(ag_training_memory(mlp, 32L, device = "gpu", quiet = TRUE)$host_regime$headroom,
+  expect_identical(ag_training_memory(mlp, 32L, device = "gpu", quiet = TRUE, steps = 3)$host_regime$headroom,
                    54362112)
   # Allocations below the offset are not a negative peak, nor 0: the weights, gradients and
   # the two adam moments of the 3 parameters are live (3 x 8 B x 4).
-  one <- ag_training_memory(ag_dense_stack(c(2, 1)), 1L, quiet = TRUE)
+  one <- ag_training_memory(ag_dense_stack(c(2, 1)), 1L, quiet = TRUE, steps = 3)
   expect_identical(one$host_regime$allocated, 96)
   expect_identical(one$host_peak, 96)
 })
@@ -133,7 +167,7 @@ test_that("the collected cost per parameter is 87, 57 and 46 B on the CPU", {
   params_only <- ag_model_spec(list(fake_tensor(c(2000, 1000))))
   per_param <- c(adam = 87, sgd = 57, sgd_plain = 46)
   for (opt in names(per_param)) {
-    expect_warning(mem <- ag_training_memory(params_only, 1, opt, quiet = TRUE),
+    expect_warning(mem <- ag_training_memory(params_only, 1, opt, quiet = TRUE, steps = 3),
                    class = "agmem_warning_lower_bound")
     expect_identical(mem$host_peak, 2e6 * per_param[[opt]], label = opt)
     expect_identical(mem$host_regime$binding, "collected", label = opt)
@@ -235,10 +269,13 @@ test_that("every figure equals the rule table evaluated in R; peaks are sums, mo
                              stats::runif(1) < 0.8)
       g <- grid[sample.int(nrow(grid), 1L), ]
       batches <- sort(sample.int(if (stats::runif(1) < 0.5) 4096L else .Machine$integer.max, 5L))
+      steps <- sample(c(1, 3, 4, 100, 1e4), 1L)
+      data <- if (stats::runif(1) < 0.5) 0 else round(stats::runif(1, 0, 1e9))
       peaks <- matrix(NA_real_, 5L, 2L)
       for (j in seq_along(batches)) {
-        mem <- ag_training_memory(spec, batches[[j]], g$optimizer, g$device, g$dtype, quiet = TRUE)
-        want <- reference_memory(spec, batches[[j]], g$optimizer, g$device, g$dtype)
+        mem <- ag_training_memory(spec, batches[[j]], g$optimizer, g$device, g$dtype, quiet = TRUE,
+                                  steps = steps, data_size = data)
+        want <- reference_memory(spec, batches[[j]], g$optimizer, g$device, g$dtype, steps, data)
         got <- list(params = mem$params, host_peak = mem$host_peak,
                     device_peak = mem$device_peak, components = mem$components,
                     host_regime = mem$host_regime)
@@ -250,7 +287,11 @@ test_that("every figure equals the rule table evaluated in R; peaks are sums, mo
         host <- Reduce(`+`, comp$bytes[comp$where == "host"], 0)
         r <- mem$host_regime
         if (!is.null(r)) {
-          host <- min(r$allocated, max(r$headroom, host))
+          host <- if (r$run == "whole run") {
+            min(r$allocated, r$ceiling)
+          } else {
+            min(r$allocated, max(r$headroom, host))
+          }
         }
         if (!identical(mem$host_peak, host) ||
           !identical(mem$device_peak, Reduce(`+`, comp$bytes[comp$where == "device"], 0))) {
@@ -278,14 +319,24 @@ test_that("the rule table cites a source for every row and is complete", {
     expect_true(all(is.finite(tab$alloc_step) & tab$alloc_step >= 0))
   }
   gc <- rules$gc
-  expect_true(all(grepl("issue #10", gc$cite)))
+  expect_true(all(grepl("issue #10|issue #15|R's source", gc$cite)))
   expect_true(all(is.finite(gc$value)))
   # One figure of each kind per device.
   for (dev in c("cpu", "gpu")) {
-    expect_identical(sort(gc$figure[gc$device == dev]),
-                     sort(c("steps", "alloc_scale", "alloc_offset", "headroom")))
+    few <- c("steps", "alloc_scale", "alloc_offset", "headroom")
+    whole <- c("heap_start", "vsize", "min_free_frac", "grow_frac", "grow_incr_frac",
+               "grow_incr_min", "rss_scale", "rss_offset")
+    want <- if (dev == "cpu") c(few, whole) else few
+    expect_identical(sort(gc$figure[gc$device == dev]), sort(want))
   }
-  expect_true(all(gc$value[gc$figure != "alloc_offset"] > 0))
+  live <- rules$live
+  expect_true(all(nzchar(live$cite) & grepl("issue #15", live$cite)))
+  expect_true(all(is.finite(live$bytes) & live$bytes >= 0))
+  # A live figure per parameter for every optimizer, and one for every op of the CPU.
+  expect_setequal(live$optimizer[is.na(live$op)], c("adam", "sgd", "sgd_plain"))
+  cpu_ops <- unique(rules$unit$op[rules$unit$device == "cpu"])
+  expect_true(all(live$op[!is.na(live$op)] %in% cpu_ops))
+  expect_true(all(gc$value[!gc$figure %in% c("alloc_offset", "rss_offset")] > 0))
   p <- rules$param
   # Every setting that is accepted has weights somewhere, and the CPU is f32 only.
   for (opt in c("adam", "sgd", "sgd_plain")) {
@@ -336,7 +387,7 @@ test_that("the report names what is not modelled and what is source only", {
 test_that("quiet = TRUE prints nothing; the result is invisible", {
   expect_silent(ag_training_memory(mlp, quiet = TRUE))
   expect_invisible(ag_training_memory(mlp, quiet = TRUE))
-  expect_output(expect_invisible(ag_training_memory(mlp)), "Peak memory of one training step")
+  expect_output(expect_invisible(ag_training_memory(mlp)), "Peak memory of training")
 })
 
 test_that("bad arguments are errors that name them", {
@@ -382,11 +433,11 @@ test_that("partial names are matched as match.arg() does", {
 test_that("the .Call entry point checks every argument it reads", {
   flat <- spec_ops(mlp)
   call <- function(shapes = mlp$shapes, units = flat$units, ops = flat$ops, batch = 32L,
-                   opt = "adam", dev = "cpu", dt = "f32") {
-    .Call(agmem:::agmem_training_memory, shapes, units, ops, batch, opt, dev, dt)
+                   opt = "adam", dev = "cpu", dt = "f32", run = c(3, 0, 0)) {
+    .Call(agmem:::agmem_training_memory, shapes, units, ops, batch, opt, dev, dt, run)
   }
   ok <- call()
-  expect_identical(ok$host_peak, ag_training_memory(mlp, quiet = TRUE)$host_peak)
+  expect_identical(ok$host_peak, ag_training_memory(mlp, quiet = TRUE, steps = 3)$host_peak)
   expect_identical(call(units = as.integer(flat$units)), ok)
   expect_identical(call(units = numeric(0), ops = character(0))$params, n_mlp)
   for (bad in list(NULL, "1", list(1), factor(1), TRUE, 1i)) {
@@ -426,7 +477,7 @@ test_that("the .Call entry point checks every argument it reads", {
 test_that("a figure that would not be finite is an error, not Inf", {
   call <- function(shapes, units = numeric(0), ops = character(0), batch = 1L,
                    opt = "adam", dev = "cpu", dt = "f32") {
-    .Call(agmem:::agmem_training_memory, shapes, units, ops, batch, opt, dev, dt)
+    .Call(agmem:::agmem_training_memory, shapes, units, ops, batch, opt, dev, dt, c(3, 0, 0))
   }
   expect_agmem_error(call(list(c(1e300, 1e10))), "more scalars than a double can count")
   expect_agmem_error(call(list(c(1e300, 1e7))), "parameters make its byte counts overflow")
@@ -447,11 +498,11 @@ test_that("a figure that would not be finite is an error, not Inf", {
 test_that("long op vectors are read to the end", {
   n <- 2e5
   mem <- .Call(agmem:::agmem_training_memory, 1, rep(1, n), rep("matmul", n), 1L, "sgd",
-               "cpu", "f32")
+               "cpu", "f32", c(100, 1, 0))
   expect_identical(mem$component[mem$component == "activations"], "activations")
   expect_agmem_error(
     .Call(agmem:::agmem_training_memory, 1, c(rep(1, n), 0), rep("matmul", n + 1), 1L, "sgd",
-          "cpu", "f32"),
+          "cpu", "f32", c(100, 1, 0)),
     "element 200001 is 0"
   )
 })
@@ -504,4 +555,66 @@ test_that("no host peak is below the weights, gradients and optimizer state it h
   expect_identical(mem$host_peak, persistent)
   expect_gt(mem$host_peak, 0)
   expect_false(any(grepl("host peak +0 B", format(mem))))
+})
+
+test_that("a whole run's host peak is R's settled trigger as resident memory, worked out by hand", {
+  # 256-128-10, adam, batch 16: live at R's collections far below 64 MiB, so R's trigger stays
+  # at R_VSIZE (64 MiB) and the peak is 1.142 x (64 MiB - 6 446 264 B) - 7 026 885 B.
+  small <- ag_dense_stack(c(256, 128, 10))
+  mem <- ag_training_memory(small, 16L, quiet = TRUE)
+  expect_identical(mem$host_regime$run, "whole run")
+  expect_identical(mem$host_regime$trigger, 2^26)
+  expect_equal(mem$host_peak, 1.142 * (2^26 - 6446264) - 7026885)
+  expect_identical(mem$host_regime$binding, "collector")
+  # Live bytes: 34 186 parameters x 42.6 (adam), and per sample 256 x 10.2 (input),
+  # (128 + 10) x 67.2 (matmul and add) and 10 x 31.7 (the loss).
+  live <- 34186 * 42.6 + 16 * (256 * 10.2 + 128 * 33.6 + 128 * 33.6 + 10 * 33.6 + 10 * 33.6 +
+                                 10 * 31.7)
+  expect_equal(mem$host_regime$live, live)
+  # Data held in R raises the trigger: 200 MB of it needs (6 446 264 + 2e8 + live + the widest
+  # vector + 0.2 x 64 MiB) / 0.7 at least.
+  data <- ag_training_memory(small, 16L, quiet = TRUE, data_size = "200 MB")
+  expect_identical(data$host_regime$data_size, 2e8)
+  expect_gte(data$host_regime$trigger, (6446264 + 2e8 + live + 0.2 * 2^26) / 0.7)
+  expect_gt(data$host_peak, mem$host_peak)
+  # A run too short to fill the heap peaks at what it allocates; 3 steps are the few steps'.
+  expect_identical(ag_training_memory(small, 16L, quiet = TRUE, steps = 3)$host_regime$run,
+                   "few steps")
+  four <- ag_training_memory(small, 16L, quiet = TRUE, steps = 4)
+  expect_identical(four$host_regime$binding, "allocated")
+  expect_identical(four$host_peak, four$host_regime$allocated)
+  # Longer runs never peak lower.
+  peaks <- vapply(c(4, 10, 100, 1e4), function(s) {
+    ag_training_memory(small, 16L, quiet = TRUE, steps = s)$host_peak
+  }, 0)
+  expect_false(is.unsorted(peaks))
+  # The report says what run it is for.
+  expect_match(format(mem), "a run of 100 steps, 0 B of data held in R", fixed = TRUE, all = FALSE)
+})
+
+test_that("steps and data_size are checked, and refused where they do not apply", {
+  for (bad in list(0, 2.5, -1, NA, Inf, "100", c(1, 2), 1e13)) {
+    expect_agmem_error(ag_training_memory(mlp, 32L, quiet = TRUE, steps = bad), "`steps`",
+                       class = "agmem_error_argument")
+  }
+  for (bad in list(-1, NA, "2 Gb", c(1, 2), NULL)) {
+    expect_agmem_error(ag_training_memory(mlp, 32L, quiet = TRUE, data_size = bad),
+                       "`data_size`", class = "agmem_error_argument")
+  }
+  shapes <- ag_dense_shapes(c(784, 512, 10))
+  expect_agmem_error(ag_max_batch_size(shapes, "1 GiB", steps = 10), "`steps` applies to a model",
+                     class = "agmem_error_argument")
+  expect_agmem_error(ag_memory_sweep(shapes, 32, data_size = 1e6), "`data_size` applies",
+                     class = "agmem_error_argument")
+  # The planners plan on the run they are given: more data held in R, a smaller batch.
+  expect_gt(ag_max_batch_size(mlp, "512 MiB"), ag_max_batch_size(mlp, "512 MiB",
+                                                                 data_size = "200 MB"))
+  # The .Call entries check the run vector.
+  flat <- agmem:::spec_ops(mlp)
+  for (run in list(c(100, 0), c("100", "0", "0"), c(100, 0.5, 0), c(100, 0, -1), c(0, 0, 0))) {
+    expect_agmem_error(.Call(agmem:::agmem_training_memory, mlp$shapes, flat$units, flat$ops, 32L,
+                             "adam", "cpu", "f32", run), class = "agmem_error_argument")
+    expect_agmem_error(.Call(agmem:::agmem_max_batch_model, mlp$shapes, flat$units, flat$ops, "adam",
+                             "cpu", "f32", run, 1e9), class = "agmem_error_argument")
+  }
 })

@@ -1,0 +1,182 @@
+# measure-long.R: the peak memory of a whole training loop of one dense stack, in this R process.
+#
+# Run it in a fresh R process (validate.R --long does, one process per configuration):
+#   Rscript inst/validation/measure-long.R --widths=784,512,512,10 --batch=128 \
+#     --optimizer=adam --activation=relu --loss=softmax_cross_entropy --steps=100 \
+#     --variant=grads (any of them may be left out)
+# It prints one line, "RESULT,<name>=<value>,...".
+#
+# The loop is the one ggmlR's autograd vignette writes: a data set of four mini-batches held in R,
+# shuffled every epoch; each step subsets a mini-batch, wraps it with ag_tensor(), runs the
+# forward pass under with_grad_tape(), backward(), the optimizer's step and zero_grad(); the loss
+# is read every 10 steps. Variant "grads" passes backward()'s result to opt$step(grads); variant
+# "field" calls backward() for its side effect and opt$step(), which reads each parameter's $grad.
+#
+# Protocol:
+#   1. load ggmlR, warm its code up with three steps of a tiny model of the same kind;
+#   2. make the data set (X: input width x 4 batches, Y: output width x 4 batches);
+#   3. gc(reset = TRUE), read VmRSS as the baseline and reset VmHWM to it (clear_refs);
+#   4. build the ag_sequential() model and the optimizer, run `steps` steps; after steps 3, 20,
+#      100 (and 300, 1000 when run so long) read VmHWM: peak_<s> = VmHWM - baseline;
+#   5. at the end, gc() gives R's vector heap: its largest use ("max used", the exact R heap
+#      peak since step 3) and the trigger it grew to.
+# Linux only (reads /proc/self/status).
+
+args <- commandArgs(trailingOnly = TRUE)
+opt <- list(widths = "64,32,8", batch = "16", optimizer = "adam", activation = "relu",
+            loss = "softmax_cross_entropy", steps = "100", variant = "grads", seed = "1",
+            gcinfo = "false")
+for (a in args) {
+  kv <- regmatches(a, regexec("^--([a-z_]+)=(.*)$", a))[[1]]
+  if (length(kv) != 3L || !kv[2] %in% names(opt))
+    stop("unknown argument: ", a, call. = FALSE)
+  opt[[kv[2]]] <- kv[3]
+}
+widths <- as.integer(strsplit(opt$widths, ",", fixed = TRUE)[[1]])
+batch <- as.integer(opt$batch)
+steps <- as.integer(opt$steps)
+stopifnot(length(widths) >= 2L, all(widths >= 1L), batch >= 1L, steps >= 3L,
+          opt$optimizer %in% c("adam", "sgd", "sgd_plain"),
+          opt$activation %in% c("relu", "sigmoid", "tanh", "none"),
+          opt$loss %in% c("mse", "cross_entropy", "softmax_cross_entropy"),
+          opt$variant %in% c("grads", "field"))
+
+proc_kb <- function(field) {
+  st <- readLines("/proc/self/status")
+  line <- grep(paste0("^", field, ":"), st, value = TRUE)
+  as.numeric(sub("^[^0-9]*([0-9]+).*$", "\\1", line)) * 1024
+}
+
+suppressPackageStartupMessages(library(ggmlR))
+
+build <- function(widths, activation) {
+  n <- length(widths) - 1L
+  layers <- lapply(seq_len(n), function(i) {
+    act <- if (i < n && activation != "none") activation else NULL
+    ag_linear(widths[i], widths[i + 1L], activation = act)
+  })
+  ag_sequential(layers)
+}
+make_optimizer <- function(model, name) {
+  switch(name,
+         adam = optimizer_adam(model$parameters(), lr = 1e-3),
+         sgd = optimizer_sgd(model$parameters(), lr = 1e-2, momentum = 0.9),
+         sgd_plain = optimizer_sgd(model$parameters(), lr = 1e-2))
+}
+loss_fn <- switch(opt$loss, mse = ag_mse_loss, cross_entropy = ag_cross_entropy_loss,
+                  softmax_cross_entropy = ag_softmax_cross_entropy_loss)
+make_data <- function(widths, n, loss) {
+  n_in <- widths[1L]
+  n_out <- widths[length(widths)]
+  x <- matrix(stats::rnorm(n_in * n), n_in, n)
+  y <- if (loss == "mse") {
+    matrix(stats::rnorm(n_out * n), n_out, n)
+  } else {
+    y <- matrix(0, n_out, n)
+    y[cbind(sample.int(n_out, n, replace = TRUE), seq_len(n))] <- 1
+    y
+  }
+  list(x = x, y = y)
+}
+checkpoints <- c(3L, 20L, 100L, 300L, 1000L)
+# The vignette's loop, `steps` steps over x and y in mini-batches of `batch`; calls at(s) after
+# each step s.
+train <- function(model, optimizer, x, y, batch, steps, at = function(s) NULL) {
+  n <- ncol(x)
+  per_epoch <- n %/% batch
+  s <- 0L
+  while (s < steps) {
+    perm <- sample(n)
+    for (b in seq_len(per_epoch)) {
+      idx <- perm[seq((b - 1L) * batch + 1L, b * batch)]
+      xb <- ag_tensor(x[, idx, drop = FALSE])
+      yb <- y[, idx, drop = FALSE]
+      with_grad_tape({
+        loss <- loss_fn(model$forward(xb), yb)
+      })
+      if (opt$variant == "grads") {
+        grads <- backward(loss)
+        optimizer$step(grads)
+      } else {
+        backward(loss)
+        optimizer$step()
+      }
+      optimizer$zero_grad()
+      s <- s + 1L
+      if (s %% 10L == 0L) last_loss <- loss$data[1]
+      at(s)
+      if (s >= steps) break
+    }
+  }
+  invisible(NULL)
+}
+
+# 1. warm-up on a tiny model of the same kind
+set.seed(as.integer(opt$seed))
+warm_w <- c(4L, rep(3L, max(0L, length(widths) - 2L)), 2L)
+warm <- build(warm_w, opt$activation)
+warm_data <- make_data(warm_w, 8L, opt$loss)
+train(warm, make_optimizer(warm, opt$optimizer), warm_data$x, warm_data$y, 2L, 3L)
+rm(warm, warm_data)
+
+# 2. the data set: four mini-batches
+data <- make_data(widths, 4L * batch, opt$loss)
+x <- data$x
+y <- data$y
+rm(data)
+
+# 3. baseline, and VmHWM reset to it
+gc0 <- gc(reset = TRUE)
+invisible(gc(reset = TRUE))
+heap0 <- gc0["Vcells", "used"] * 8
+trigger0 <- gc0["Vcells", "gc trigger"] * 8
+baseline <- proc_kb("VmRSS")
+reset_ok <- tryCatch({
+  cat("5", file = "/proc/self/clear_refs")
+  TRUE
+}, error = function(e) FALSE, warning = function(w) FALSE)
+reset_ok <- reset_ok && (proc_kb("VmHWM") - proc_kb("VmRSS")) < 1024^2
+
+# 4. model, optimizer, the loop
+# R's report of each collection goes to a file: the heap in use after every full collection
+# (level 2) is the live heap at that point, which decides how far R raises its trigger.
+gc_log <- tempfile()
+gc_con <- file(gc_log, open = "wt")
+sink(gc_con, type = "message")
+invisible(gcinfo(TRUE))
+peaks <- stats::setNames(rep(NA_real_, length(checkpoints)), paste0("peak_", checkpoints))
+t0 <- proc.time()[["elapsed"]]
+gc_t0 <- sum(gc.time()[1:2])
+model <- build(widths, opt$activation)
+optimizer <- make_optimizer(model, opt$optimizer)
+train(model, optimizer, x, y, batch, steps, at = function(s) {
+  if (s %in% checkpoints) peaks[[paste0("peak_", s)]] <<- proc_kb("VmHWM") - baseline
+})
+elapsed <- proc.time()[["elapsed"]] - t0
+gc_seconds <- sum(gc.time()[1:2]) - gc_t0
+invisible(gcinfo(FALSE))
+sink(type = "message")
+close(gc_con)
+gc_lines <- readLines(gc_log)
+level <- as.integer(sub(".*\\(level ([0-9])\\).*", "\\1", grep("^Garbage collection", gc_lines,
+                                                             value = TRUE)))
+vec_used <- as.numeric(sub("^([0-9.]+) Mbytes of vectors.*", "\\1",
+                           grep("Mbytes of vectors used", gc_lines, value = TRUE))) * 2^20
+live_full <- if (any(level == 2L)) max(vec_used[level == 2L]) else NA_real_
+n_gc <- length(level)
+n_full <- sum(level == 2L)
+if (identical(opt$gcinfo, "true")) writeLines(gc_lines, stderr())
+
+# 5. the end: the R heap's largest use and its trigger
+peak <- proc_kb("VmHWM") - baseline
+gc1 <- gc()
+params <- sum(as.double(widths[-length(widths)]) * widths[-1L] + widths[-1L])
+peak_fields <- paste(sprintf("%s=%.0f", names(peaks), peaks), collapse = ",")
+cat(sprintf(paste0("RESULT,widths=%s,batch=%d,optimizer=%s,activation=%s,loss=%s,device=cpu,",
+                   "variant=%s,steps=%d,params=%.0f,baseline=%.0f,peak=%.0f,%s,heap0=%.0f,",
+                   "trigger0=%.0f,heap_max=%.0f,trigger_end=%.0f,reset_ok=%s,seconds=%.2f,",
+                   "gc_seconds=%.2f,live_full=%.0f,n_gc=%d,n_full=%d\n"),
+            paste(widths, collapse = "-"), batch, opt$optimizer, opt$activation, opt$loss,
+            opt$variant, steps, params, baseline, peak, peak_fields, heap0, trigger0,
+            gc1["Vcells", "max used"] * 8, gc1["Vcells", "gc trigger"] * 8, reset_ok, elapsed,
+            gc_seconds, live_full, n_gc, n_full))

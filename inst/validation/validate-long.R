@@ -1,0 +1,140 @@
+# validate-long.R: measured peaks of whole training loops against agmem's whole-run model.
+#
+#   Rscript inst/validation/validate-long.R --grid=long_subset          # what CI runs
+#   Rscript inst/validation/validate-long.R --grid=long_holdout --out=measurements-long-holdout.csv
+#   Rscript inst/validation/validate-long.R --from-csv=inst/validation/measurements-long-holdout.csv
+#   (--measure-only stops after measuring; --markdown prints the table in Markdown)
+#
+# Each configuration (grids.R, draw_long_grid()) runs in a fresh R process (measure-long.R):
+# 100 steps of the loop of ggmlR's autograd vignette. The table printed has the peak at steps 3,
+# 20 and 100 and agmem's host_peak for a run of 100 steps. The goal (issue 15): at least 90% of
+# the configurations within max(15%, 8 MB) of the 100-step peak, none under-predicted by more
+# than 15%. Exit status 1 when it is missed. Needs ggmlR and agmem installed; Linux.
+# grid_long_fit() is what the live and rss figures of src/rules.c are fitted on
+# (measurements-long-fit.csv); grid_long_holdout() is what the goal is judged on
+# (measurements-long-holdout.csv); grid_long_subset() is the part of it CI runs.
+
+here <- local({
+  file_arg <- grep("^--file=", commandArgs(FALSE), value = TRUE)
+  if (length(file_arg)) dirname(normalizePath(sub("^--file=", "", file_arg[1L]))) else "."
+})
+source(file.path(here, "grids.R"))
+
+args <- commandArgs(trailingOnly = TRUE)
+opt <- list(grid = "long_subset", from_csv = "", out = "", measure_only = "false",
+            markdown = "false", steps = "100")
+for (a in args) {
+  kv <- regmatches(a, regexec("^--([a-z_-]+)(=(.*))?$", a))[[1]]
+  key <- gsub("-", "_", kv[2])
+  if (length(kv) < 2L || !key %in% names(opt)) stop("unknown argument: ", a, call. = FALSE)
+  opt[[key]] <- if (nzchar(kv[3])) kv[4] else "true"
+}
+
+# Runs one configuration in a fresh R process; returns its RESULT fields as a one-row data
+# frame, or NULL (with a message) when the process failed.
+measure_long <- function(cfg, steps) {
+  rscript <- file.path(R.home("bin"), "Rscript")
+  a <- c(file.path(here, "measure-long.R"), paste0("--widths=", gsub("-", ",", cfg$widths)),
+         paste0("--batch=", cfg$batch), paste0("--optimizer=", cfg$optimizer),
+         paste0("--activation=", cfg$activation), paste0("--loss=", cfg$loss),
+         paste0("--variant=", cfg$variant), paste0("--steps=", steps))
+  out <- suppressWarnings(system2(rscript, a, stdout = TRUE, stderr = TRUE))
+  line <- grep("^RESULT,", out, value = TRUE)
+  if (length(line) != 1L) {
+    message("failed: ", long_keys(cfg), "\n", paste(utils::tail(out, 5), collapse = "\n"))
+    return(NULL)
+  }
+  kv <- strsplit(strsplit(sub("^RESULT,", "", line), ",", fixed = TRUE)[[1]], "=", fixed = TRUE)
+  vals <- stats::setNames(lapply(kv, `[`, 2L), vapply(kv, `[`, "", 1L))
+  chr <- c("widths", "optimizer", "activation", "loss", "device", "variant", "reset_ok")
+  # Checkpoints the run did not reach are written "NA".
+  vals[setdiff(names(vals), chr)] <- lapply(vals[setdiff(names(vals), chr)], function(v) {
+    if (identical(v, "NA")) NA_real_ else as.numeric(v)
+  })
+  vals$reset_ok <- as.logical(vals$reset_ok)
+  as.data.frame(vals, stringsAsFactors = FALSE)
+}
+
+if (nzchar(opt$from_csv)) {
+  m <- utils::read.csv(opt$from_csv, stringsAsFactors = FALSE)
+} else {
+  g <- switch(opt$grid, long_fit = grid_long_fit(), long_holdout = grid_long_holdout(),
+              long_subset = grid_long_subset(),
+              stop("`--grid` must be long_fit, long_holdout or long_subset", call. = FALSE))
+  if (nzchar(opt$out) && file.exists(opt$out)) stop("`--out` exists already: ", opt$out)
+  rows <- list()
+  t0 <- proc.time()[["elapsed"]]
+  for (i in seq_len(nrow(g))) {
+    r <- measure_long(g[i, ], as.integer(opt$steps))
+    if (is.null(r)) next
+    rows[[length(rows) + 1L]] <- r
+    if (nzchar(opt$out)) {
+      utils::write.table(r, opt$out, sep = ",", row.names = FALSE,
+                         append = file.exists(opt$out), col.names = !file.exists(opt$out))
+    }
+    message(sprintf("%d/%d %s: %.1f MB, %.0f s", i, nrow(g), long_keys(g[i, ]), r$peak / 1e6,
+                    proc.time()[["elapsed"]] - t0))
+  }
+  m <- do.call(rbind, rows)
+}
+if (identical(opt$measure_only, "true")) quit(status = 0)
+
+# ---- predictions and the goal ----
+if (!requireNamespace("agmem", quietly = TRUE)) {
+  stop("validate-long.R needs agmem installed", call. = FALSE)
+}
+mib <- 2^20
+# The data set the loop holds in R: four mini-batches of the input and the target, as doubles.
+data_bytes <- function(widths, batch) {
+  w <- as.numeric(strsplit(widths, "-", fixed = TRUE)[[1]])
+  (w[1L] + w[length(w)]) * 4 * batch * 8
+}
+m$agmem <- vapply(seq_len(nrow(m)), function(i) {
+  widths <- as.numeric(strsplit(m$widths[i], "-", fixed = TRUE)[[1]])
+  spec <- agmem::ag_dense_stack(widths, m$activation[i], m$loss[i])
+  suppressWarnings(agmem::ag_training_memory(
+    spec, m$batch[i], m$optimizer[i], quiet = TRUE, steps = m$steps[i],
+    data_size = data_bytes(m$widths[i], m$batch[i])
+  ))$host_peak
+}, numeric(1))
+m$measured <- m$peak_100
+m$ratio <- m$agmem / m$measured
+m$within <- abs(m$agmem - m$measured) <= pmax(0.15 * m$measured, 8e6)
+m$under15 <- m$agmem < 0.85 * m$measured
+
+fmt_mb <- function(x) ifelse(is.finite(x), sprintf("%8.1f", x / mib), "       -")
+if (identical(opt$markdown, "true")) {
+  cat("| layers (widths) | batch | optimizer | activation | loss | step 3 MiB | step 20 MiB |",
+      "step 100 MiB | agmem MiB | agmem / step 100 |\n")
+  cat("|---|---:|---|---|---|---:|---:|---:|---:|---:|\n")
+  for (i in seq_len(nrow(m))) {
+    cat(sprintf("| %s | %d | %s | %s | %s | %s | %s | %s | %s | %.2f |\n",
+                gsub("-", " ", m$widths[i], fixed = TRUE), as.integer(m$batch[i]),
+                m$optimizer[i], m$activation[i], m$loss[i], trimws(fmt_mb(m$peak_3[i])),
+                trimws(fmt_mb(m$peak_20[i])), trimws(fmt_mb(m$peak_100[i])),
+                trimws(fmt_mb(m$agmem[i])), m$ratio[i]))
+  }
+  cat("\n")
+} else {
+  cat(sprintf("%-40s %5s %-9s %-5s %-21s %8s %8s %8s %8s %6s\n", "widths", "batch", "optimizer",
+              "var", "loss", "step 3", "step 20", "step 100", "agmem", "a/m"))
+  for (i in seq_len(nrow(m))) {
+    cat(sprintf("%-40s %5d %-9s %-5s %-21s %s %s %s %s %6.2f%s\n", m$widths[i],
+                as.integer(m$batch[i]), m$optimizer[i], m$variant[i], m$loss[i],
+                fmt_mb(m$peak_3[i]), fmt_mb(m$peak_20[i]), fmt_mb(m$peak_100[i]),
+                fmt_mb(m$agmem[i]), m$ratio[i], if (m$within[i]) "" else "  *"))
+  }
+  cat("(MiB: the host RSS growth at steps 3, 20 and 100 of the loop, and agmem's host_peak for",
+      "its 100 steps; * outside max(15%, 8 MB))\n")
+}
+share <- mean(m$within)
+n_under <- sum(m$under15)
+cat(sprintf(paste0("\n%d configurations: %.1f%% within max(15%%, 8 MB) of the 100-step peak ",
+                   "(goal: 90%%), %d under-predicted by more than 15%% (goal: 0); ",
+                   "agmem / measured from %.2f to %.2f, median %.2f\n"),
+            nrow(m), 100 * share, n_under, min(m$ratio), max(m$ratio), stats::median(m$ratio)))
+if (share < 0.9 || n_under > 0L) {
+  cat("goal missed\n")
+  quit(status = 1)
+}
+cat("goal met\n")
