@@ -182,9 +182,9 @@ typedef struct {
    make the regime of a few steps, the allocation figures and the last eight the whole run's. */
 enum { AGMEM_GC_STEPS, AGMEM_GC_ALLOC_SCALE, AGMEM_GC_ALLOC_OFFSET, AGMEM_GC_HEADROOM,
        AGMEM_GC_HEAP_START, AGMEM_GC_VSIZE, AGMEM_GC_MIN_FREE_FRAC, AGMEM_GC_GROW_FRAC,
-       AGMEM_GC_GROW_INCR_FRAC, AGMEM_GC_GROW_INCR_MIN, AGMEM_GC_RSS_SCALE, AGMEM_GC_RSS_OFFSET,
-       AGMEM_N_GC };
-/* The figures a device needs for each regime, as bit masks over AGMEM_GC_*. */
+       AGMEM_GC_GROW_INCR_FRAC, AGMEM_GC_GROW_INCR_MIN, AGMEM_N_GC };
+/* The figures a device needs for each regime, as bit masks over AGMEM_GC_*: the first four,
+   and the allocation figures with the last six. */
 #define AGMEM_GC_FEW_STEPS ((1 << AGMEM_GC_STEPS) | (1 << AGMEM_GC_ALLOC_SCALE) | \
                             (1 << AGMEM_GC_ALLOC_OFFSET) | (1 << AGMEM_GC_HEADROOM))
 #define AGMEM_GC_WHOLE_RUN ((1 << AGMEM_GC_ALLOC_SCALE) | (1 << AGMEM_GC_ALLOC_OFFSET) | \
@@ -195,12 +195,14 @@ enum { AGMEM_GC_STEPS, AGMEM_GC_ALLOC_SCALE, AGMEM_GC_ALLOC_OFFSET, AGMEM_GC_HEA
 #define AGMEM_HAS_WHOLE_RUN 2
 
 /* Bytes live at R's full collections during a whole run, per parameter (op NULL) for an
-   optimizer, or per unit and sample for an op, on a device (see rules.c). */
+   optimizer, or per unit and sample for an op, on a device; for a per-parameter row, `retained`
+   is the bytes per parameter the C allocator keeps over R's heap (see rules.c). */
 typedef struct {
     int device, optimizer;
     const char *op;
     double bytes;
     const char *cite;
+    double retained;
 } agmem_live_rule;
 typedef struct {
     int device, figure;
@@ -265,6 +267,7 @@ typedef struct {
     double largest;             /* the scalars of the model's largest tensor */
     double data;                /* bytes of data the session holds in R's heap */
     double live_fixed;          /* live bytes at a collection that do not grow with the batch */
+    double retained;            /* bytes the C allocator keeps over R's heap */
     const double *live_unit;    /* per op: live bytes per unit and sample */
 } agmem_model;
 

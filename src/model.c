@@ -143,10 +143,12 @@ static double settled_trigger(const double *fig, double needed)
    run the heap climbs to the trigger between them, and the trigger settles where R's policy
    puts it for the bytes live at a collection (settled_trigger()): the live rules at this
    batch, plus the step's largest single vector (the model's largest tensor or its widest
-   activation, 8 bytes per double). The process's resident memory over the start follows that
-   heap as measured (rss_scale and rss_offset: what the C allocator keeps and R's cons cells).
-   A run too short to fill the heap peaks at what it allocated:
-       peak = min(allocated, rss_scale * (trigger - heap_start - data) + rss_offset).
+   activation, 8 bytes per double). The process's resident memory over the start is that heap
+   and what the C allocator keeps of the blocks R frees (m->retained: glibc raises its mmap
+   threshold to the largest block freed, so later blocks come from its heap, which it does not
+   give back while it is fragmented). A run too short to fill the heap peaks at what it
+   allocated:
+       peak = min(allocated, trigger - heap_start - data + retained).
    Writes peak, live, allocated, the ceiling and the trigger into out. Plain C. */
 static void whole_run(const agmem_model *m, double batch, double allocated, double *out)
 {
@@ -161,9 +163,7 @@ static void whole_run(const agmem_model *m, double batch, double allocated, doub
     double start = agmem_keep(fig[AGMEM_GC_HEAP_START] + m->data);
     double needed = agmem_keep(agmem_keep(start + live) + agmem_keep(8.0 * widest));
     double trigger = settled_trigger(fig, needed);
-    double ceiling = agmem_keep(agmem_keep(fig[AGMEM_GC_RSS_SCALE] *
-                                           agmem_keep(trigger - start)) +
-                                fig[AGMEM_GC_RSS_OFFSET]);
+    double ceiling = agmem_keep(agmem_keep(trigger - start) + m->retained);
     out[0] = allocated < ceiling ? allocated : ceiling;
     out[1] = live;
     out[2] = allocated;
@@ -303,15 +303,17 @@ void agmem_model_read(SEXP shapes, SEXP units, SEXP ops, SEXP optimizer, SEXP de
         if (r->device != dev)
             continue;
         if (r->op == NULL) {
-            if (r->optimizer == AGMEM_ANY || r->optimizer == opt)
+            if (r->optimizer == AGMEM_ANY || r->optimizer == opt) {
                 m->live_fixed = agmem_keep(m->live_fixed + agmem_keep(params * r->bytes));
+                m->retained = agmem_keep(m->retained + agmem_keep(params * r->retained));
+            }
             continue;
         }
         for (R_xlen_t i = 0; i < n_ops; i++)
             if (strcmp(agmem_unit_rules[first[i]].op, r->op) == 0)
                 live[i] += r->bytes;
     }
-    if (!R_FINITE(m->live_fixed))
+    if (!R_FINITE(m->live_fixed) || !R_FINITE(m->retained))
         agmem_abort(AGMEM_E_OVERFLOW,
                     "The model's %.6g parameters make its byte counts overflow a double.", params);
     m->live_unit = live;

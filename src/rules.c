@@ -330,7 +330,7 @@ const R_xlen_t agmem_n_unit_rules = sizeof agmem_unit_rules / sizeof agmem_unit_
  * its planners plan on the device's pools, which do not grow over a run. */
 const char *const agmem_gc_names[AGMEM_N_GC] = {
     "steps", "alloc_scale", "alloc_offset", "headroom", "heap_start", "vsize", "min_free_frac",
-    "grow_frac", "grow_incr_frac", "grow_incr_min", "rss_scale", "rss_offset"
+    "grow_frac", "grow_incr_frac", "grow_incr_min"
 };
 const agmem_gc_rule agmem_gc_rules[] = {
     /* device, figure, value, cite */
@@ -348,7 +348,7 @@ const agmem_gc_rule agmem_gc_rules[] = {
      "the process already holds take part of it)"},
     {CPU, AGMEM_GC_ALLOC_OFFSET, -1715200,
      "issue #10 measurement (fit grid, the same configurations): the intercept of that fit"},
-    {CPU, AGMEM_GC_HEAP_START, 6446264,
+    {CPU, AGMEM_GC_HEAP_START, 6448352,
      "issue #15 measurement (long fit grid, measurements-long-fit.csv): R's vector heap in use "
      "once R and ggmlR are loaded, the median over the runs of gc()'s Vcells used at the start "
      "less the data set (6.42 to 6.47 MB)"},
@@ -366,12 +366,6 @@ const agmem_gc_rule agmem_gc_rules[] = {
     {CPU, AGMEM_GC_GROW_INCR_MIN, 640000,
      "R's source, src/main/memory.c: R_VGrowIncrMin, 80000 vector cells of 8 bytes, the "
      "growth's fixed part"},
-    {CPU, AGMEM_GC_RSS_SCALE, 1.142,
-     "issue #15 measurement (long fit grid): the 100-step peak of the process's resident "
-     "memory per byte of R's settled trigger over the start (gc()'s trigger at the end), by "
-     "least squares: the C allocator keeps freed blocks and R's cons cells grow with the run"},
-    {CPU, AGMEM_GC_RSS_OFFSET, -7026885,
-     "issue #15 measurement (long fit grid): the intercept of that fit"},
     {GPU, AGMEM_GC_STEPS, 3,
      "issue #10 protocol: the peak of building the model and optimizer, then three steps"},
     {GPU, AGMEM_GC_ALLOC_SCALE, 0.782,
@@ -388,40 +382,47 @@ const agmem_gc_rule agmem_gc_rules[] = {
 const R_xlen_t agmem_n_gc_rules = sizeof agmem_gc_rules / sizeof agmem_gc_rules[0];
 
 /* The bytes live at R's full collections during a whole run on device "cpu", by least squares
- * on the long fit grid (measurements-long-fit.csv): gc()'s report of the vector heap after each
- * full collection (gcinfo(), level 2), its largest over the run, less the heap at the start. Per
- * parameter for each optimizer: the weight, its gradient (twice while `grads` holds the last
- * step's), the optimizer state and the temporaries of one parameter's update; per unit and
- * sample: the tape's activations and their gradients (R/autograd.R:340-421). The fit does not
- * tell the activations apart; a hidden layer's units cost "matmul" plus "add" whatever its
- * activation, and every loss the same extra. */
+ * on the long fit grid (measurements-long-fit.csv, 120 runs of 100 steps): gc()'s report of the
+ * vector heap after each full collection (gcinfo(), level 2), its largest over the run, less the
+ * heap at the start. Per parameter for each optimizer: the weight, its gradient (twice while
+ * `grads` holds the last step's), the optimizer state and the temporaries of one parameter's
+ * update; per unit and sample: the tape's activations and their gradients
+ * (R/autograd.R:340-421). The fit does not tell the activations apart: a layer's units cost
+ * "matmul" plus "add" whatever its activation, and every loss the same extra.
+ * `retained`, per parameter: the resident memory over R's heap peak (the 100-step RSS peak less
+ * gc()'s "max used" over the start), by least squares per optimizer on the same runs. It is the C
+ * allocator's: with MALLOC_MMAP_THRESHOLD_=131072 (glibc's threshold fixed, every large block
+ * mapped and unmapped) a 512-2048-1024 adam run peaked at 318.8 MB, against 394.1 MB with
+ * glibc's default dynamic threshold, for the same R heap. */
 const agmem_live_rule agmem_live_rules[] = {
-    /* device, optimizer, op (NULL: per parameter), bytes, cite */
-    {CPU, ADAM, NULL, 42.6,
+    /* device, optimizer, op (NULL: per parameter), bytes, cite, retained */
+    {CPU, ADAM, NULL, 46.0,
      "issue #15 measurement (long fit grid): live bytes per parameter with optimizer_adam(): "
-     "weight, gradient, m and v (32) and the update's temporaries"},
-    {CPU, SGD, NULL, 31.2,
+     "weight, gradient, m and v (32) and the update's temporaries; retained by the allocator: "
+     "22.5", 22.5},
+    {CPU, SGD, NULL, 30.4,
      "issue #15 measurement (long fit grid): live bytes per parameter with optimizer_sgd() and "
-     "momentum: weight, gradient, velocity (24) and the update's temporaries"},
-    {CPU, SGD_PLAIN, NULL, 29.7,
+     "momentum: weight, gradient, velocity (24) and the update's temporaries; retained by the "
+     "allocator: 9.9", 9.9},
+    {CPU, SGD_PLAIN, NULL, 28.4,
      "issue #15 measurement (long fit grid): live bytes per parameter with optimizer_sgd() "
      "without momentum: weight, gradient, the velocity it still allocates (24) and the "
-     "update's temporaries"},
-    {CPU, ANY, "input", 10.2,
+     "update's temporaries; retained by the allocator: 6.3", 6.3},
+    {CPU, ANY, "input", 9.9,
      "issue #15 measurement (long fit grid): per input unit and sample, the mini-batch and its "
      "ag_tensor()"},
-    {CPU, ANY, "matmul", 33.6,
+    {CPU, ANY, "matmul", 39.7,
      "issue #15 measurement (long fit grid): half of a layer's live bytes per output unit and "
-     "sample (67.2 fitted): the product and its gradient on the tape"},
-    {CPU, ANY, "add", 33.6,
+     "sample (79.4 fitted): the product and its gradient on the tape"},
+    {CPU, ANY, "add", 39.7,
      "issue #15 measurement (long fit grid): the other half: the broadcast bias and the sum"},
-    {CPU, ANY, "loss_mse", 31.7,
+    {CPU, ANY, "loss_mse", 17.6,
      "issue #15 measurement (long fit grid): the output's extra live bytes per unit and sample "
      "with a loss (fitted over mse and softmax cross-entropy together)"},
-    {CPU, ANY, "loss_cross_entropy", 31.7,
+    {CPU, ANY, "loss_cross_entropy", 17.6,
      "issue #15 measurement (long fit grid): as the measured losses (cross_entropy itself was "
      "not in the long grids)"},
-    {CPU, ANY, "loss_softmax_cross_entropy", 31.7,
+    {CPU, ANY, "loss_softmax_cross_entropy", 17.6,
      "issue #15 measurement (long fit grid): the output's extra live bytes per unit and sample "
      "with a loss (fitted over mse and softmax cross-entropy together)"},
 };

@@ -245,7 +245,7 @@ test_that("a huge budget gets a short label and a finite axis", {
 
 test_that("a model's sweep stacks its components at the planned place and plans on its peak", {
   beyond_range_ok({
-    d <- drawn(spec_sweep, budget = "512 MiB")
+    d <- drawn(spec_sweep, budget = "1 GiB")
     adam <- spec_sweep[spec_sweep$optimizer == "adam", ]
     polygons <- calls_to(d, "C_polygon")
     # weights, gradients, optimizer state, transients, activations: no master weights on the host.
@@ -260,7 +260,7 @@ test_that("a model's sweep stacks its components at the planned place and plans 
       expect_equal(lines[[i]]$y, rows$host_peak / gb)
     }
     fits <- vapply(c("adam", "sgd", "sgd_plain"), function(opt) {
-      ag_max_batch_size(spec, "512 MiB", opt)
+      ag_max_batch_size(spec, "1 GiB", opt)
     }, 0)
     marks <- xy_drawn(d, "p")
     expect_identical(vapply(marks, `[[`, 0, "x"), unname(fits))
@@ -269,7 +269,8 @@ test_that("a model's sweep stacks its components at the planned place and plans 
       expect_equal(marks[[i]]$y, peak / gb)
     }
     expect_identical(legend_text(d)[[6L]],
-                     paste0("host peak, adam: fits up to batch ", fits[["adam"]]))
+                     paste0("host peak, adam: fits up to batch ",
+                            formatC(fits[["adam"]], format = "d", big.mark = " ")))
     titles <- calls_to(d, "C_title")[[1L]]
     expect_identical(titles[[1L]], "Predicted host peak by batch size")
     expect_identical(titles[[4L]], "host peak (GiB)")
