@@ -39,6 +39,10 @@
 #'   first figure of the model);
 #' * `agmem_warning_step`: the measured training step warned (the warning is
 #'   passed on from its R process, with the batch size);
+#' * `agmem_warning_check`: the line of a measurement, fitted without its
+#'   largest batch size, under-predicted the peak there by more than 15%: the
+#'   planners and [summary()][summary.ag_measured_memory] warn, since a plan on
+#'   the line may not hold;
 #' * `agmem_warning_cap`: [ag_within_budget()] could not cap R's heap as low as
 #'   the budget asks, because R keeps its cap at or above its collector's
 #'   current trigger.
@@ -72,7 +76,8 @@ warning_classes <- c(
   range = "a figure lies beyond the range the model was validated on",
   version = "the installed ggmlR is another release than the rules describe",
   cap = "R's heap could not be capped as low as the budget asks",
-  step = "the measured training step warned"
+  step = "the measured training step warned",
+  check = "a measured line under-predicted the batch size it was checked on"
 )
 
 # Signals an error of class c("agmem_error_<class>", "agmem_error", "error", "condition") whose

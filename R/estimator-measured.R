@@ -23,14 +23,44 @@ measured_estimator <- function(x, device, given, arg) {
              "optimizer. Leave `optimizer` out.")
   }
   where <- planned_place(x$device)
+  check <- measured_check(x, where)
   new_estimator(list(
     device = x$device, dtype = NA_character_, where = where, line = line_of(x, where),
+    check = check,
     other = list(host = line_of(x, "host"), device = line_of(x, "device")),
     floor = measured_floor(x, where), other_floor = c(host = measured_floor(x, "host"),
                                                       device = measured_floor(x, "device")),
     column = paste0(where, "_peak"), label = paste(where, "peak")
   ), "agmem_measured")
 }
+
+# The relative error of the measurement's check at `where` (the line fitted without the largest
+# batch size, tested there; ag_measure_training_memory()), NA without a check. When that line
+# under-predicted by more than `check_tolerance`, warns (agmem_warning_check): a plan on the
+# line may not hold.
+measured_check <- function(x, where) {
+  ck <- x$check
+  if (!is.data.frame(ck) || !all(c("where", "relative_error", "batch_size") %in% names(ck)) ||
+    !any(ck$where == where)) {
+    return(NA_real_)
+  }
+  row <- ck[ck$where == where, ][1L, ]
+  err <- as.double(row$relative_error)
+  if (!is.na(err) && err < -check_tolerance) {
+    warn(
+      "The measured ", where, " line, fitted without batch size ", row$batch_size,
+      ", under-predicted its peak there by ", sprintf("%.1f%%", -100 * err), ": the peak grows ",
+      "faster than the line, so a plan on it may not hold. Keep a `margin`, or measure batch ",
+      "sizes around the one you plan for.",
+      class = "check"
+    )
+  }
+  err
+}
+
+# How far a measured line may under-predict its check before the planners warn: the tolerance
+# of agmem's validation goal (issue 15: within 15%).
+check_tolerance <- 0.15
 
 # The smallest peak measured at `where` (0 when the measurement holds no peaks there): the
 # floor of the measured figure, so that a line fitted with a negative fixed part never

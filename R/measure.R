@@ -1,30 +1,38 @@
-#' Measure the peak memory of your own training step
+#' Measure the peak memory of your own training run
 #'
-#' Runs your training step at a few batch sizes, each in a fresh R process,
-#' measures its peak memory there, and fits a straight line through the peaks:
-#' `peak = fixed + per_sample * batch_size`, on the host and, with
+#' Runs your training loop at a few batch sizes, each in a fresh R process,
+#' until its peak memory stops rising, and fits a straight line through the
+#' peaks: `peak = fixed + per_sample * batch_size`, on the host and, with
 #' `device = "gpu"`, in the device pools. The line plans any model, including
 #' the ones [ag_training_memory()] does not describe (embeddings, attention,
 #' layer norm, a loss of your own): [summary()][summary.ag_measured_memory]
 #' gives the largest batch for a budget without running it.
 #'
-#' @param step A function of the batch size that builds your model, its
-#'   optimizer and a batch of data with ggmlR and runs one training step
-#'   (forward under `with_grad_tape()`, `backward()`, the optimizer's
-#'   `step()` and `zero_grad()`). It runs in another R process, so it must be
-#'   self-contained: it sees the packages (ggmlR is attached there, so its
-#'   functions can be called unqualified) and the arguments in `...`, not the
-#'   objects of your session. Its value is ignored.
+#' @param step A function of the batch size. Either it sets the run up (builds
+#'   your model, its optimizer and the data with ggmlR) and returns the loop
+#'   body, a function of no arguments that runs one training step (forward
+#'   under `with_grad_tape()`, `backward()`, the optimizer's `step()` and
+#'   `zero_grad()`), as your training script's loop does; or it does all of
+#'   that and runs one step itself, and returns anything but a function: it is
+#'   then called for every step, building everything anew each time. It runs
+#'   in another R process, so it must be self-contained: it sees the packages
+#'   (ggmlR is attached there, so its functions can be called unqualified) and
+#'   the arguments in `...`, not the objects of your session.
 #' @param batch_size The batch sizes to measure: two or more different whole
 #'   numbers from 1 to `.Machine$integer.max`. With three or more, the line
-#'   is also checked against the largest (see `check` below).
+#'   is also checked against the largest (see `check` below). The default,
+#'   64, 256 and 1024, spans a factor of 16, over which a dense model's peak
+#'   grows well past R's collector noise.
 #' @param device `"cpu"` (the host path) or `"gpu"`: the child process calls
 #'   `ggmlR::ag_device("gpu")` before anything else, and the device pools are
 #'   measured as well.
 #' @param ... Further arguments to `step`, after the batch size. They are
 #'   copied to each R process.
-#' @param timeout The seconds one batch size may take (its warm-up and three
-#'   steps): a single number > 0, `Inf` for no limit. A child that runs longer
+#' @param steps The most training steps one batch size runs: a whole number
+#'   from 20. Each batch size runs until its peak has not risen by more than
+#'   1 MiB over 20 steps, or for `steps` steps.
+#' @param timeout The seconds one batch size may take (its warm-up and its
+#'   run): a single number > 0, `Inf` for no limit. A child that runs longer
 #'   is killed, with every process it started, and the call is an error.
 #' @param quiet `TRUE` for no progress messages.
 #'
@@ -34,9 +42,14 @@
 #' code with two training steps of a tiny dense model (in the same device
 #' mode). Then it runs `gc()`, resets the kernel's record of the peak resident
 #' memory (`VmHWM`, by writing `5` to `/proc/self/clear_refs`), reads the
-#' resident memory (`VmRSS`) as the baseline, and calls `step(batch_size, ...)`
-#' three times. The host peak is `VmHWM` minus the baseline: the largest
-#' growth of the process's resident memory over the three steps. Where the
+#' resident memory (`VmRSS`) as the baseline, calls `step(batch_size, ...)` and
+#' runs the loop. The host peak is `VmHWM` minus the baseline: the largest
+#' growth of the process's resident memory over the whole run, setup
+#' included, as in a training script that builds its model before its loop.
+#' A run's peak climbs as R's garbage collector raises its trigger, so a
+#' measurement of a few steps would plan far too large a batch; each batch
+#' size therefore runs until its peak settles (`steps` and `settled` in
+#' `measurements` say how long it ran and whether it settled). Where the
 #' kernel does not reset `VmHWM`, the peak counts from the start of the
 #' process (noted in the result and the report: the warm-up is tiny, so this
 #' matters only for a step smaller than it). This needs Linux (`/proc`).
@@ -64,7 +77,9 @@
 #' Because `step` builds the model and the data, both are inside the peak, as
 #' they are in a training script that builds them before its loop; building
 #' them outside `step` is not possible, since each batch size runs in its own
-#' process.
+#' process. Hold the data in the setup as your script holds it (the whole
+#' training set, if it keeps the whole set in R): R's collector grows its
+#' trigger with the heap in use, data included.
 #'
 #' With `device = "gpu"`, the device peak of a step is the size of ggmlR's two
 #' device pools (the persistent pool of weights and optimizer state and the
@@ -103,8 +118,10 @@
 #' @return A list of class `"ag_measured_memory"`:
 #'   * `measurements`: a data frame with one row per batch size, smallest
 #'     first: `batch_size`, `host_peak` and `device_peak` (bytes; `device_peak`
-#'     is 0 with `device = "cpu"`), `seconds` (the time of the three steps) and
-#'     `peak_reset` (whether the kernel reset `VmHWM` before the steps);
+#'     is 0 with `device = "cpu"`), `seconds` (the time of the run),
+#'     `peak_reset` (whether the kernel reset `VmHWM` before the run), `steps`
+#'     (the training steps run) and `settled` (whether the peak stopped rising
+#'     before `steps`);
 #'   * `line`: a list of `host` and `device`, each a double vector
 #'     `c(fixed = , per_sample = )` in bytes, the least-squares line through
 #'     all the measurements (through both, with two); zeros for the device
@@ -114,8 +131,8 @@
 #'     largest batch size and tested there: `where`, `batch_size`, `measured`,
 #'     `predicted` and `relative_error` (`(predicted - measured) / measured`,
 #'     positive when the line over-predicts); `NA` with two batch sizes;
-#'   * `device`, `steps` (3), `ggmlR_version` (as the child processes loaded
-#'     it).
+#'   * `device`, `steps` (the most steps a batch size could run),
+#'     `ggmlR_version` (as the child processes loaded it).
 #'
 #' @seealso [summary()][summary.ag_measured_memory] for the largest batch for a
 #'   budget, [format()][format.ag_measured_memory] for the report, and
@@ -126,17 +143,23 @@
 #' # Needs ggmlR and processx, and Linux; about ten seconds.
 #' if (requireNamespace("ggmlR", quietly = TRUE) &&
 #'   requireNamespace("processx", quietly = TRUE) && file.exists("/proc/self/status")) {
+#' # The setup, then the loop body as a function: the run is measured as a
+#' # training script runs it.
 #' step <- function(batch_size, width = 256L) {
 #'   model <- ag_sequential(
 #'     ag_linear(width, width, activation = "relu"),
 #'     ag_linear(width, 10L)
 #'   )
 #'   opt <- optimizer_adam(model$parameters())
-#'   x <- ag_tensor(matrix(rnorm(width * batch_size), width, batch_size))
-#'   y <- ag_tensor(matrix(rnorm(10 * batch_size), 10, batch_size))
-#'   with_grad_tape(loss <- ag_mse_loss(model$forward(x), y))
-#'   opt$step(backward(loss))
-#'   opt$zero_grad()
+#'   x <- matrix(rnorm(width * 4 * batch_size), width)
+#'   y <- matrix(rnorm(10 * 4 * batch_size), 10)
+#'   function() {
+#'     idx <- sample(ncol(x), batch_size)
+#'     with_grad_tape(loss <- ag_mse_loss(model$forward(ag_tensor(x[, idx])),
+#'                                        y[, idx, drop = FALSE]))
+#'     opt$step(backward(loss))
+#'     opt$zero_grad()
+#'   }
 #' }
 #' m <- ag_measure_training_memory(step, batch_size = c(64L, 128L, 256L))
 #' m
@@ -144,8 +167,9 @@
 #' }
 #' }
 #' @export
-ag_measure_training_memory <- function(step, batch_size = c(8L, 32L), device = c("cpu", "gpu"),
-                                       ..., timeout = 600, quiet = FALSE) {
+ag_measure_training_memory <- function(step, batch_size = c(64L, 256L, 1024L),
+                                       device = c("cpu", "gpu"), ..., steps = 300L,
+                                       timeout = 600, quiet = FALSE) {
   if (!is.function(step)) {
     stop_arg("`step` must be a function of the batch size that runs one training step.")
   }
@@ -153,10 +177,14 @@ ag_measure_training_memory <- function(step, batch_size = c(8L, 32L), device = c
   device <- match_choice(device, registry_names("devices"), "device")
   check_flag(quiet, "quiet")
   check_timeout(timeout)
+  if (!is.numeric(steps) || is.object(steps) || length(steps) != 1L || is.na(steps) ||
+    steps < measure_settle || steps > 1e6 || steps != floor(steps)) {
+    stop_arg("`steps` must be one whole number of training steps from ", measure_settle,
+             " to 1e6.")
+  }
   check_measure_deps()
   args <- list(...)
 
-  steps <- 3L
   started <- proc.time()[["elapsed"]]
   runs <- vector("list", length(batch_size))
   for (i in seq_along(batch_size)) {
@@ -164,7 +192,8 @@ ag_measure_training_memory <- function(step, batch_size = c(8L, 32L), device = c
       message(sprintf("Measuring batch size %d (%d of %d) ...", batch_size[[i]], i,
                       length(batch_size)))
     }
-    runs[[i]] <- measure_in_child(step, batch_size[[i]], device, steps, args, timeout)
+    runs[[i]] <- measure_in_child(step, batch_size[[i]], device, as.integer(steps),
+                                  measure_settle, args, timeout)
     if (!quiet) {
       message(sprintf("  batch size %d: done, %.1f s elapsed", batch_size[[i]],
                       proc.time()[["elapsed"]] - started))
@@ -175,10 +204,18 @@ ag_measure_training_memory <- function(step, batch_size = c(8L, 32L), device = c
     host_peak = vapply(runs, `[[`, 0, "host_peak"),
     device_peak = vapply(runs, `[[`, 0, "device_peak"),
     seconds = vapply(runs, `[[`, 0, "seconds"),
-    peak_reset = vapply(runs, `[[`, NA, "peak_reset")
+    peak_reset = vapply(runs, `[[`, NA, "peak_reset"),
+    steps = vapply(runs, `[[`, 0L, "steps"),
+    settled = vapply(runs, `[[`, NA, "settled")
   )
-  measured_memory(measurements, device, runs[[1L]]$ggmlR_version, steps)
+  measured_memory(measurements, device, runs[[1L]]$ggmlR_version, as.integer(steps))
 }
+
+# The steps over which the peak of a measured run must not rise for the run to count as settled
+# (and the fewest steps a measurement runs): in the long runs of inst/validation
+# (measurements-long-fit.csv), the peak at step 20 was within 10% of the peak at step 100 in
+# most runs, and R's trigger grows in steps of 20%.
+measure_settle <- 20L
 
 # Checks `batch_size` for a measurement and returns it as sorted integers: two or more unique
 # whole numbers from 1 to .Machine$integer.max.
@@ -271,7 +308,7 @@ child_script <- c(
 # way the child can fail is a classed error (agmem_error_measurement) that names the batch size
 # and says what happened: the step's own error (its class and message), a quit, a signal, a
 # timeout, or a result that is not a measurement. The step's warnings are signalled again here.
-measure_in_child <- function(step, batch_size, device, steps, args, timeout) {
+measure_in_child <- function(step, batch_size, device, steps, settle, args, timeout) {
   dir <- tempfile("agmem-measure-")
   dir.create(dir)
   on.exit(unlink(dir, recursive = TRUE), add = TRUE)
@@ -279,7 +316,7 @@ measure_in_child <- function(step, batch_size, device, steps, args, timeout) {
   writeLines(child_script, files[[1L]])
   run <- measure_child
   environment(run) <- globalenv()
-  saveRDS(list(run = run, args = list(step, batch_size, device, steps, args),
+  saveRDS(list(run = run, args = list(step, batch_size, device, steps, settle, args),
                parent = Sys.getpid()), files[[2L]])
   env <- c(Sys.getenv(), R_LIBS = paste(.libPaths(), collapse = .Platform$path.sep))
   p <- processx::process$new(
@@ -338,8 +375,9 @@ child_result <- function(batch_size, timed_out, timeout, status, output, stderr)
 # Whether x is the list measure_child() returns: finite peaks and seconds, a flag, a version.
 is_measurement <- function(x) {
   number <- function(v) is.numeric(v) && length(v) == 1L && is.finite(v)
+  flag <- function(v) is.logical(v) && length(v) == 1L && !is.na(v)
   is.list(x) && number(x$host_peak) && number(x$device_peak) && number(x$seconds) &&
-    is.logical(x$peak_reset) && length(x$peak_reset) == 1L && !is.na(x$peak_reset) &&
+    flag(x$peak_reset) && flag(x$settled) && is.integer(x$steps) && length(x$steps) == 1L &&
     is.character(x$ggmlR_version) && length(x$ggmlR_version) == 1L
 }
 
@@ -354,13 +392,15 @@ last_lines <- function(file) {
 # The measurement itself, run in the child process (self-contained: measure_in_child() saves it
 # with the global environment as its own, and child_script runs it). It
 # follows the validation protocol: ggmlR loaded and warmed up, gc(), VmHWM reset, VmRSS as the
-# baseline, then `steps` calls of step(batch_size, ...); returns the host peak (VmHWM minus the
-# baseline), the device peak (pools after a step, largest step), the seconds of the steps,
-# whether VmHWM was reset, the ggmlR version, and `error`, the message of an error in step.
+# baseline, then step(batch_size, ...): when it returns a function, that function (the loop
+# body) runs on; otherwise step runs again; until the peak settles (see below) or `steps` steps;
+# returns the host peak (VmHWM minus the baseline), the device peak (pools after a step, largest
+# step), the seconds of the run, whether VmHWM was reset, the steps run, whether the peak
+# settled, the ggmlR version and the step's warnings.
 # It runs in the child, where covr does not trace; the real measurements of the tests (with
 # ggmlR and processx installed) run it.
 # nocov start
-measure_child <- function(step, batch_size, device, steps, args) {
+measure_child <- function(step, batch_size, device, steps, settle, args) {
   status <- function() {
     lines <- readLines("/proc/self/status")
     kib <- function(key) {
@@ -418,26 +458,41 @@ measure_child <- function(step, batch_size, device, steps, args) {
 
   device_peak <- 0
   warnings <- character(0)
+  keep_warning <- function(w) {
+    warnings <<- unique(c(warnings, conditionMessage(w)))
+    invokeRestart("muffleWarning")
+  }
   started <- proc.time()[["elapsed"]]
-  for (i in seq_len(steps)) {
-    if (i > 1L) {
-      fresh_device()
-    }
-    # An error unwinds to the child script's `error` option; warnings are kept and muffled.
-    withCallingHandlers(
-      do.call(step, c(list(batch_size), args)),
-      warning = function(w) {
-        warnings <<- unique(c(warnings, conditionMessage(w)))
-        invokeRestart("muffleWarning")
-      }
-    )
+  # An error unwinds to the child script's `error` option; warnings are kept and muffled.
+  first <- withCallingHandlers(do.call(step, c(list(batch_size), args)), warning = keep_warning)
+  # A step that returns a function has run its setup; the function is the loop body. Any other
+  # step is the whole step, built anew each time (on the GPU, on fresh pools).
+  body <- if (is.function(first)) first else function() {
+    fresh_device()
+    do.call(step, c(list(batch_size), args))
+  }
+  device_peak <- pools()
+  # The run goes on until the peak has not risen (by more than 1 MiB) for `settle` steps, at
+  # least `settle` steps and at most `steps`: R raises its collector's trigger as a run goes on.
+  done <- if (is.function(first)) 0L else 1L
+  peak <- status()[["hwm"]]
+  risen_at <- done
+  while (done < steps && done - risen_at < settle) {
+    withCallingHandlers(body(), warning = keep_warning)
+    done <- done + 1L
     device_peak <- max(device_peak, pools())
+    now <- status()[["hwm"]]
+    if (now > peak + 1024^2) {
+      risen_at <- done
+    }
+    peak <- max(peak, now)
   }
   seconds <- proc.time()[["elapsed"]] - started
   end <- status()
   list(
     host_peak = end[["hwm"]] - base[["rss"]], device_peak = device_peak,
-    seconds = seconds, peak_reset = peak_reset,
+    seconds = seconds, peak_reset = peak_reset, steps = done,
+    settled = done - risen_at >= settle,
     ggmlR_version = as.character(utils::packageVersion("ggmlR")), warnings = warnings
   )
 }

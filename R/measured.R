@@ -91,6 +91,11 @@ format.ag_measured_memory <- function(x, units = "iec", ...) {
   )
   header <- c(batch = "batch size", host = "host peak", device = "device peak",
               seconds = "seconds")
+  if (!is.null(m$steps)) {
+    # A run that reached its most steps with its peak still rising is marked.
+    table$steps <- paste0(m$steps, ifelse(m$settled, " ", "*"))
+    header[["steps"]] <- "steps "
+  }
   widths <- pmax(nchar(header), vapply(table, function(col) max(nchar(col)), 0L))
   row_text <- function(cells) {
     paste(sprintf("%*s", widths, cells), collapse = "  ")
@@ -100,10 +105,14 @@ format.ag_measured_memory <- function(x, units = "iec", ...) {
     sprintf("  %s = %s + %s x batch", label, bytes(l[["fixed"]]), bytes(l[["per_sample"]]))
   }
   lines <- c(
-    sprintf(
-      "Measured peak of a training step: device \"%s\", ggmlR %s, %d steps per batch size",
-      x$device, x$ggmlR_version, x$steps
-    ),
+    if (is.null(m$steps)) {
+      sprintf("Measured peak of a training step: device \"%s\", ggmlR %s, %d steps per batch size",
+              x$device, x$ggmlR_version, x$steps)
+    } else {
+      sprintf(paste("Measured peak of a training run: device \"%s\", ggmlR %s; each batch",
+                    "size ran until its peak settled (at most %d steps)"),
+              x$device, x$ggmlR_version, x$steps)
+    },
     row_text(header),
     vapply(seq_len(nrow(table)), function(i) row_text(unlist(table[i, ])), ""),
     "Fitted line (least squares over all batch sizes):",
@@ -138,6 +147,12 @@ format.ag_measured_memory <- function(x, units = "iec", ...) {
       "Note: the fitted", paste(names(x$line)[negative], collapse = " and "), "line has a",
       "negative fixed part; agmem never plans below the smallest peak measured, which stands",
       "for the line wherever the line is lower."
+    ))
+  }
+  if (!is.null(m$settled) && !all(m$settled)) {
+    lines <- c(lines, paste0(
+      "Note: * the peak was still rising when the run stopped at batch size ",
+      paste(m$batch_size[!m$settled], collapse = ", "), ": give a larger `steps`."
     ))
   }
   if (!all(m$peak_reset)) {

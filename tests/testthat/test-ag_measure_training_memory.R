@@ -227,6 +227,51 @@ test_that("a real measurement of a tiny model", {
   expect_match(msgs[[4]], "batch size 16: done, [0-9.]+ s elapsed")
 })
 
+test_that("a step that returns its loop body runs as a training loop until its peak settles", {
+  skip_if_not_installed("ggmlR")
+  skip_if_not_installed("processx")
+  skip_on_os(c("windows", "mac", "solaris"))
+  loop_step <- function(batch_size, width) {
+    layer <- ggmlR::ag_linear(width, width)
+    opt <- ggmlR::optimizer_sgd(layer$params(), lr = 0.01)
+    x <- matrix(stats::rnorm(width * 4 * batch_size), width)
+    # The child counts the calls of the body in a file, which this test reads back.
+    function() {
+      cat("x", file = counter, append = TRUE)
+      xb <- ggmlR::ag_tensor(x[, sample(ncol(x), batch_size), drop = FALSE])
+      ggmlR::with_grad_tape(loss <- ggmlR::ag_mse_loss(layer$forward(xb), xb))
+      opt$step(ggmlR::backward(loss))
+      opt$zero_grad()
+    }
+  }
+  counter <- tempfile()
+  environment(loop_step) <- list2env(list(counter = counter), parent = globalenv())
+  m <- ag_measure_training_memory(loop_step, c(4L, 8L), width = 32L, steps = 40L, quiet = TRUE)
+  runs <- m$measurements$steps
+  expect_true(all(runs >= 20L & runs <= 40L))
+  # The body ran once per step of both runs, and the setup's call is no step.
+  expect_identical(nchar(readLines(counter, warn = FALSE)), sum(runs))
+  expect_identical(m$steps, 40L)
+  expect_type(m$measurements$settled, "logical")
+  expect_identical(m$measurements$settled, runs < 40L | m$measurements$settled)
+  expect_match(format(m)[[1L]], "each batch size ran until its peak settled (at most 40 steps)",
+               fixed = TRUE)
+  # A step that returns anything else is called for every step.
+  unlink(counter)
+  whole_step <- function(batch_size) {
+    cat("x", file = counter, append = TRUE)
+    invisible(NULL)
+  }
+  environment(whole_step) <- environment(loop_step)
+  m2 <- ag_measure_training_memory(whole_step, c(1L, 2L), steps = 25L, quiet = TRUE)
+  expect_identical(nchar(readLines(counter, warn = FALSE)), sum(m2$measurements$steps))
+  expect_true(all(m2$measurements$steps >= 20L))
+  for (bad in list(19, 2.5, NA, "30", c(30, 40), 2e6)) {
+    expect_agmem_error(ag_measure_training_memory(whole_step, c(1L, 2L), steps = bad),
+                       "`steps` must be one whole number", class = "agmem_error_argument")
+  }
+})
+
 test_that("a real measurement in device mode reads the pools, quietly", {
   skip_if_not_installed("ggmlR")
   skip_if_not_installed("processx")
@@ -419,4 +464,26 @@ test_that("a measuring child dies with the R process that measures", {
   }
   expect_false(ps::ps_is_running(child))
   expect_agmem_error(.Call(agmem:::agmem_die_with_parent, "1"), "`parent`")
+})
+
+test_that("a line that under-predicted its check warns wherever it plans", {
+  m <- structure(list(
+    measurements = data.frame(batch_size = c(64L, 256L, 1024L),
+                              host_peak = c(100, 130, 300) * 2^20, device_peak = 0,
+                              seconds = 1, peak_reset = TRUE),
+    line = list(host = c(fixed = 80 * 2^20, per_sample = 0.2 * 2^20),
+                device = c(fixed = 0, per_sample = 0)),
+    check = data.frame(where = "host", batch_size = 1024L, measured = 300 * 2^20,
+                       predicted = 234 * 2^20, relative_error = -0.22),
+    device = "cpu", steps = 300L, ggmlR_version = "0.8.8.1"
+  ), class = "ag_measured_memory")
+  expect_warning(ag_max_batch_size(m, "1 GiB"), "under-predicted its peak there by 22.0%",
+                 class = "agmem_warning_check")
+  expect_warning(summary(m, budget = "1 GiB"), class = "agmem_warning_check")
+  expect_warning(ag_memory_sweep(m, c(1, 2)), class = "agmem_warning_check")
+  # Within 15%, or over-predicting, it is silent.
+  m$check$relative_error <- -0.1
+  expect_no_warning(ag_max_batch_size(m, "1 GiB"))
+  m$check$relative_error <- 0.3
+  expect_no_warning(ag_max_batch_size(m, "1 GiB"))
 })
