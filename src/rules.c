@@ -387,8 +387,8 @@ const R_xlen_t agmem_n_gc_rules = sizeof agmem_gc_rules / sizeof agmem_gc_rules[
  * heap at the start. Per parameter for each optimizer: the weight, its gradient (twice while
  * `grads` holds the last step's), the optimizer state and the temporaries of one parameter's
  * update; per unit and sample: the tape's activations and their gradients
- * (R/autograd.R:340-421). The fit does not tell the activations apart: a layer's units cost
- * "matmul" plus "add" whatever its activation, and every loss the same extra.
+ * (R/autograd.R:340-421), fitted per activation of the hidden layers and per loss of the output
+ * layer.
  * `retained`, per parameter: the resident memory over R's heap peak (the 100-step RSS peak less
  * gc()'s "max used" over the start), by least squares per optimizer on the same runs. It is the C
  * allocator's: with MALLOC_MMAP_THRESHOLD_=131072 (glibc's threshold fixed, every large block
@@ -396,11 +396,11 @@ const R_xlen_t agmem_n_gc_rules = sizeof agmem_gc_rules / sizeof agmem_gc_rules[
  * glibc's default dynamic threshold, for the same R heap. */
 const agmem_live_rule agmem_live_rules[] = {
     /* device, optimizer, op (NULL: per parameter), bytes, cite, retained */
-    {CPU, ADAM, NULL, 46.0,
+    {CPU, ADAM, NULL, 46.1,
      "issue #15 measurement (long fit grid): live bytes per parameter with optimizer_adam(): "
      "weight, gradient, m and v (32) and the update's temporaries; retained by the allocator: "
      "22.5", 22.5},
-    {CPU, SGD, NULL, 30.4,
+    {CPU, SGD, NULL, 30.5,
      "issue #15 measurement (long fit grid): live bytes per parameter with optimizer_sgd() and "
      "momentum: weight, gradient, velocity (24) and the update's temporaries; retained by the "
      "allocator: 9.9", 9.9},
@@ -408,23 +408,36 @@ const agmem_live_rule agmem_live_rules[] = {
      "issue #15 measurement (long fit grid): live bytes per parameter with optimizer_sgd() "
      "without momentum: weight, gradient, the velocity it still allocates (24) and the "
      "update's temporaries; retained by the allocator: 6.3", 6.3},
-    {CPU, ANY, "input", 9.9,
+    {CPU, ANY, "input", 9.5,
      "issue #15 measurement (long fit grid): per input unit and sample, the mini-batch and its "
      "ag_tensor()"},
-    {CPU, ANY, "matmul", 39.7,
-     "issue #15 measurement (long fit grid): half of a layer's live bytes per output unit and "
-     "sample (79.4 fitted): the product and its gradient on the tape"},
-    {CPU, ANY, "add", 39.7,
+    {CPU, ANY, "matmul", 32.75,
+     "issue #15 measurement (long fit grid): half of a relu layer's live bytes per output unit "
+     "and sample (65.5 fitted): the product and its gradient on the tape"},
+    {CPU, ANY, "add", 32.75,
      "issue #15 measurement (long fit grid): the other half: the broadcast bias and the sum"},
-    {CPU, ANY, "loss_mse", 17.6,
-     "issue #15 measurement (long fit grid): the output's extra live bytes per unit and sample "
-     "with a loss (fitted over mse and softmax cross-entropy together)"},
-    {CPU, ANY, "loss_cross_entropy", 17.6,
-     "issue #15 measurement (long fit grid): as the measured losses (cross_entropy itself was "
-     "not in the long grids)"},
-    {CPU, ANY, "loss_softmax_cross_entropy", 17.6,
-     "issue #15 measurement (long fit grid): the output's extra live bytes per unit and sample "
-     "with a loss (fitted over mse and softmax cross-entropy together)"},
+    {CPU, ANY, "relu", 0,
+     "issue #15 measurement (long fit grid): a relu layer's live bytes are its matmul's and "
+     "add's (the fit cannot tell them apart: every layer of the grid has an activation or a "
+     "loss), relu's mask with them"},
+    {CPU, ANY, "tanh", 22.4,
+     "issue #15 measurement (long fit grid): a tanh layer's live bytes per unit and sample (87.9 "
+     "fitted) over a relu layer's"},
+    {CPU, ANY, "sigmoid", 22.4,
+     "issue #15 measurement (long fit grid): as tanh (sigmoid was not in the long grids; its "
+     "backward keeps the same kind of multiplier, R/autograd.R:672-684)"},
+    {CPU, ANY, "softmax", 22.4,
+     "issue #15 measurement (long fit grid): as tanh (a dense stack has no softmax layer; not in "
+     "the long grids)"},
+    {CPU, ANY, "loss_mse", 12.8,
+     "issue #15 measurement (long fit grid): the output layer's live bytes per unit and sample "
+     "with ag_mse_loss() (78.3 fitted) over a relu layer's"},
+    {CPU, ANY, "loss_cross_entropy", 86.2,
+     "issue #15 measurement (long fit grid): as softmax cross-entropy (cross_entropy was not in "
+     "the long grids; it computes in R doubles the same way, R/autograd.R:831-849)"},
+    {CPU, ANY, "loss_softmax_cross_entropy", 86.2,
+     "issue #15 measurement (long fit grid): the output layer's live bytes per unit and sample "
+     "with ag_softmax_cross_entropy_loss() (151.7 fitted) over a relu layer's"},
 };
 const R_xlen_t agmem_n_live_rules = sizeof agmem_live_rules / sizeof agmem_live_rules[0];
 

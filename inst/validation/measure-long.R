@@ -6,8 +6,8 @@
 #     --variant=grads (any of them may be left out)
 # It prints one line, "RESULT,<name>=<value>,...".
 #
-# The loop is the one ggmlR's autograd vignette writes: a data set of four mini-batches held in R,
-# shuffled every epoch; each step subsets a mini-batch, wraps it with ag_tensor(), runs the
+# The loop is the one ggmlR's autograd vignette writes: a data set of four mini-batches (or
+# --samples samples, when more) held in R, shuffled every epoch; each step subsets a mini-batch, wraps it with ag_tensor(), runs the
 # forward pass under with_grad_tape(), backward(), the optimizer's step and zero_grad(); the loss
 # is read every 10 steps. Variant "grads" passes backward()'s result to opt$step(grads); variant
 # "field" calls backward() for its side effect and opt$step(), which reads each parameter's $grad.
@@ -25,7 +25,7 @@
 args <- commandArgs(trailingOnly = TRUE)
 opt <- list(widths = "64,32,8", batch = "16", optimizer = "adam", activation = "relu",
             loss = "softmax_cross_entropy", steps = "100", variant = "grads", seed = "1",
-            gcinfo = "false")
+            gcinfo = "false", samples = "0")
 for (a in args) {
   kv <- regmatches(a, regexec("^--([a-z_]+)=(.*)$", a))[[1]]
   if (length(kv) != 3L || !kv[2] %in% names(opt))
@@ -119,8 +119,8 @@ warm_data <- make_data(warm_w, 8L, opt$loss)
 train(warm, make_optimizer(warm, opt$optimizer), warm_data$x, warm_data$y, 2L, 3L)
 rm(warm, warm_data)
 
-# 2. the data set: four mini-batches
-data <- make_data(widths, 4L * batch, opt$loss)
+# 2. the data set: four mini-batches, or --samples of them when more
+data <- make_data(widths, max(4L * batch, as.integer(opt$samples)), opt$loss)
 x <- data$x
 y <- data$y
 rm(data)

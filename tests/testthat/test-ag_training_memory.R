@@ -568,10 +568,10 @@ test_that("a whole run's host peak is R's settled trigger as resident memory, wo
   expect_identical(mem$host_regime$trigger, 2^26)
   expect_equal(mem$host_peak, 2^26 - 6448352 + 34186 * 22.5)
   expect_identical(mem$host_regime$binding, "collector")
-  # Live bytes: 34 186 parameters x 46 (adam), and per sample 256 x 9.9 (input),
-  # (128 + 10) x 79.4 (matmul and add) and 10 x 17.6 (the loss).
-  live <- 34186 * 46 + 16 * (256 * 9.9 + 128 * 39.7 + 128 * 39.7 + 10 * 39.7 + 10 * 39.7 +
-                               10 * 17.6)
+  # Live bytes: 34 186 parameters x 46.1 (adam), and per sample 256 x 9.5 (input), 128 x 65.5
+  # (a relu layer: matmul and add) and 10 x (65.5 + 12.8) (the output layer with mse).
+  live <- 34186 * 46.1 + 16 * (256 * 9.5 + 128 * 32.75 + 128 * 32.75 + 128 * 0 + 10 * 32.75 +
+                                 10 * 32.75 + 10 * 12.8)
   expect_equal(mem$host_regime$live, live)
   # Data held in R raises the trigger: 200 MB of it needs (6 448 352 + 2e8 + live + the widest
   # vector + 0.2 x 64 MiB) / 0.7 at least.

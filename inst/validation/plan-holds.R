@@ -1,0 +1,72 @@
+# plan-holds.R: does a real run at the batch ag_max_batch_size() plans stay within its budget?
+#
+#   Rscript inst/validation/plan-holds.R [--margin=0.1] [--markdown]
+#
+# For each model and budget below (none of them in the long fit grid), asks
+# ag_max_batch_size() for the batch, with the run's data set (8192 samples of input and target
+# held in R) as `data_size`, then runs 100 steps of the vignette's loop at that batch in a fresh R
+# process (measure-long.R) and compares the peak with the budget. The goal (issue 15): every
+# peak within its budget, and at least 70% of it used. Exit status 1 when it is missed.
+# Needs ggmlR and agmem installed; Linux.
+
+here <- local({
+  file_arg <- grep("^--file=", commandArgs(FALSE), value = TRUE)
+  if (length(file_arg)) dirname(normalizePath(sub("^--file=", "", file_arg[1L]))) else "."
+})
+args <- commandArgs(trailingOnly = TRUE)
+margin <- as.numeric(sub("^--margin=", "", c(grep("^--margin=", args, value = TRUE), "--margin=")[1L]))
+margin <- if (is.na(margin)) formals(agmem::ag_max_batch_size)$margin else margin
+markdown <- "--markdown" %in% args
+samples <- 8192L
+
+plans <- data.frame(
+  widths = c("784-512-512-10", "784-512-512-10", "784-1024-1024-10", "256-1024-1024-1024-10",
+             "512-256-10", "1024-2048-512-10", "128-512-512-128", "784-256-256-10"),
+  optimizer = c("adam", "adam", "sgd", "sgd", "sgd_plain", "adam", "adam", "sgd"),
+  activation = c("relu", "relu", "relu", "tanh", "relu", "tanh", "relu", "relu"),
+  loss = c("softmax_cross_entropy", "softmax_cross_entropy", "softmax_cross_entropy", "mse",
+           "softmax_cross_entropy", "softmax_cross_entropy", "mse", "softmax_cross_entropy"),
+  budget = c("256 MiB", "160 MiB", "512 MiB", "384 MiB", "192 MiB", "640 MiB", "256 MiB",
+             "128 MiB"),
+  stringsAsFactors = FALSE
+)
+
+rows <- lapply(seq_len(nrow(plans)), function(i) {
+  p <- plans[i, ]
+  w <- as.numeric(strsplit(p$widths, "-", fixed = TRUE)[[1]])
+  spec <- agmem::ag_dense_stack(w, p$activation, p$loss)
+  data_size <- (w[1L] + w[length(w)]) * samples * 8
+  b <- suppressWarnings(agmem::ag_max_batch_size(spec, p$budget, p$optimizer, margin = margin,
+                                                 data_size = data_size))
+  out <- suppressWarnings(system2(
+    file.path(R.home("bin"), "Rscript"),
+    c(file.path(here, "measure-long.R"), paste0("--widths=", gsub("-", ",", p$widths)),
+      paste0("--batch=", b), paste0("--optimizer=", p$optimizer),
+      paste0("--activation=", p$activation), paste0("--loss=", p$loss), "--steps=100",
+      paste0("--samples=", samples)),
+    stdout = TRUE, stderr = TRUE))
+  line <- grep("^RESULT,", out, value = TRUE)
+  peak <- if (length(line) == 1L) {
+    as.numeric(sub(".*,peak_100=([0-9.e+]+),.*", "\\1", line))
+  } else {
+    NA_real_
+  }
+  budget <- agmem:::parse_budget(p$budget)
+  message(sprintf("%s %s %s: batch %d, peak %.1f MiB of %.0f MiB", p$widths, p$optimizer,
+                  p$budget, as.integer(b), peak / 2^20, budget / 2^20))
+  data.frame(p, batch = b, peak = peak, used = peak / budget, stringsAsFactors = FALSE)
+})
+r <- do.call(rbind, rows)
+if (markdown) {
+  cat("| model (widths) | optimizer | activation | loss | budget | planned batch |",
+      "real peak (MiB) | share of the budget |\n|---|---|---|---|---:|---:|---:|---:|\n")
+  cat(sprintf("| %s | %s | %s | %s | %s | %d | %.1f | %.0f%% |\n", gsub("-", " ", r$widths),
+              r$optimizer, r$activation, r$loss, r$budget, as.integer(r$batch), r$peak / 2^20,
+              100 * r$used), sep = "")
+} else {
+  print(transform(r, peak = round(peak / 2^20, 1), used = round(used, 3)), row.names = FALSE)
+}
+held <- !is.na(r$used) & r$used <= 1
+cat(sprintf("\nmargin %.2f: %d of %d plans held (peak within the budget); %d used at least 70%%\n",
+            margin, sum(held), nrow(r), sum(held & r$used >= 0.7)))
+quit(status = if (all(held & r$used >= 0.7)) 0 else 1)
