@@ -153,7 +153,7 @@ est_beyond.agmem_model <- function(est, batch) { # nolint: object_name_linter.
 # What of a model's figures lies beyond the range ag_training_memory()'s model was validated on
 # (the registry's `validated`): the largest finite batch size of `batch`, the widest layer and
 # the parameter count (`params`, counted from the shapes when NULL), each as a phrase ("batch
-# size 200 000 (validated up to 2 048)"); empty when nothing does.
+# size 200 000 (validated up to 4 096)"); empty when nothing does.
 beyond_validated <- function(spec, batch = numeric(0), params = NULL) {
   lim <- registry_names("validated")
   phrase <- function(what, value, max) {

@@ -195,8 +195,8 @@ enum { AGMEM_GC_STEPS, AGMEM_GC_ALLOC_SCALE, AGMEM_GC_ALLOC_OFFSET, AGMEM_GC_HEA
 #define AGMEM_HAS_WHOLE_RUN 2
 
 /* Bytes live at R's full collections during a whole run, per parameter (op NULL) for an
-   optimizer, or per unit and sample for an op, on a device; for a per-parameter row, `retained`
-   is the bytes per parameter the C allocator keeps over R's heap (see rules.c). */
+   optimizer, or per unit and sample for an op, on a device; `retained` is the bytes per
+   parameter, or per unit and sample, the C allocator keeps over R's heap (see rules.c). */
 typedef struct {
     int device, optimizer;
     const char *op;
@@ -268,7 +268,8 @@ typedef struct {
     double data;                /* bytes of data the session holds in R's heap */
     double live_fixed;          /* live bytes at a collection that do not grow with the batch */
     double retained;            /* bytes the C allocator keeps over R's heap */
-    const double *live_unit;    /* per op: live bytes per unit and sample */
+    const double *live_unit;    /* per op: live bytes per unit and sample ... */
+    const double *kept_unit;    /* ... and the C allocator's bytes over them */
 } agmem_model;
 
 /* Why agmem_model_eval() stopped: the code, and the op (0-based) or component it concerns. */

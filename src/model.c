@@ -144,26 +144,27 @@ static double settled_trigger(const double *fig, double needed)
    puts it for the bytes live at a collection (settled_trigger()): the live rules at this
    batch, plus the step's largest single vector (the model's largest tensor or its widest
    activation, 8 bytes per double). The process's resident memory over the start is that heap
-   and what the C allocator keeps of the blocks R frees (m->retained: glibc raises its mmap
-   threshold to the largest block freed, so later blocks come from its heap, which it does not
-   give back while it is fragmented). A run too short to fill the heap peaks at what it
+   and what the C allocator keeps of the blocks R frees (`kept`, per parameter and per unit and
+   sample: glibc raises its mmap threshold to the largest block freed, so later blocks come from
+   its heap, which it does not give back while it is fragmented). A run too short to fill the heap peaks at what it
    allocated:
-       peak = min(allocated, trigger - heap_start - data + retained).
+       peak = min(allocated, trigger - heap_start - data + kept).
    Writes peak, live, allocated, the ceiling and the trigger into out. Plain C. */
 static void whole_run(const agmem_model *m, double batch, double allocated, double *out)
 {
     const double *fig = m->gc;
-    double live = m->live_fixed, widest = m->largest;
+    double live = m->live_fixed, kept = m->retained, widest = m->largest;
     for (R_xlen_t i = 0; i < m->n_ops; i++) {
         double units = agmem_keep(m->units[i] * batch);
         live = agmem_keep(live + agmem_keep(units * m->live_unit[i]));
+        kept = agmem_keep(kept + agmem_keep(units * m->kept_unit[i]));
         if (units > widest)
             widest = units;
     }
     double start = agmem_keep(fig[AGMEM_GC_HEAP_START] + m->data);
     double needed = agmem_keep(agmem_keep(start + live) + agmem_keep(8.0 * widest));
     double trigger = settled_trigger(fig, needed);
-    double ceiling = agmem_keep(agmem_keep(trigger - start) + m->retained);
+    double ceiling = agmem_keep(agmem_keep(trigger - start) + kept);
     out[0] = allocated < ceiling ? allocated : ceiling;
     out[1] = live;
     out[2] = allocated;
@@ -296,8 +297,11 @@ void agmem_model_read(SEXP shapes, SEXP units, SEXP ops, SEXP optimizer, SEXP de
         ((seen & AGMEM_GC_FEW_STEPS) == AGMEM_GC_FEW_STEPS ? AGMEM_HAS_FEW_STEPS : 0);
     read_run(run, m);
     double *live = (double *) R_alloc(n_ops > 0 ? (size_t) n_ops : 1, sizeof(double));
-    for (R_xlen_t i = 0; i < n_ops; i++)
+    double *kept = (double *) R_alloc(n_ops > 0 ? (size_t) n_ops : 1, sizeof(double));
+    for (R_xlen_t i = 0; i < n_ops; i++) {
         live[i] = 0.0;
+        kept[i] = 0.0;
+    }
     for (R_xlen_t j = 0; j < agmem_n_live_rules; j++) {
         const agmem_live_rule *r = &agmem_live_rules[j];
         if (r->device != dev)
@@ -310,13 +314,16 @@ void agmem_model_read(SEXP shapes, SEXP units, SEXP ops, SEXP optimizer, SEXP de
             continue;
         }
         for (R_xlen_t i = 0; i < n_ops; i++)
-            if (strcmp(agmem_unit_rules[first[i]].op, r->op) == 0)
+            if (strcmp(agmem_unit_rules[first[i]].op, r->op) == 0) {
                 live[i] += r->bytes;
+                kept[i] += r->retained;
+            }
     }
     if (!R_FINITE(m->live_fixed) || !R_FINITE(m->retained))
         agmem_abort(AGMEM_E_OVERFLOW,
                     "The model's %.6g parameters make its byte counts overflow a double.", params);
     m->live_unit = live;
+    m->kept_unit = kept;
 }
 
 /* The figures of model m (from agmem_model_read()) at batch size `batch` (a whole number >= 1):

@@ -69,10 +69,12 @@ const R_xlen_t agmem_n_ops = sizeof agmem_ops / sizeof agmem_ops[0];
 
 /* How far the model of ag_training_memory() was validated: the largest batch size, layer width
    and parameter count among the measured configurations of inst/validation (measurements-fit,
-   -holdout, -large and -long50.csv: batch sizes 1 to 2048, widths 1 to 2048, 65 to 10 559 872
-   parameters). A figure beyond any of these is flagged with a warning (R/estimator-model.R). */
+   -holdout, -large and -long50.csv, three steps: batch sizes 1 to 2048, widths 1 to 2048, 65 to
+   10 559 872 parameters; measurements-long-fit and -long-holdout.csv, whole runs of 100 steps:
+   batch sizes 1 to 4096, widths 10 to 2048, 650 to 9 764 992 parameters): the largest of each
+   over both. A figure beyond any of these is flagged with a warning (R/estimator-model.R). */
 const agmem_limit agmem_validated[] = {
-    {"batch_size", 2048},
+    {"batch_size", 4096},
     {"width", 2048},
     {"params", 10559872},
 };
@@ -348,7 +350,7 @@ const agmem_gc_rule agmem_gc_rules[] = {
      "the process already holds take part of it)"},
     {CPU, AGMEM_GC_ALLOC_OFFSET, -1715200,
      "issue #10 measurement (fit grid, the same configurations): the intercept of that fit"},
-    {CPU, AGMEM_GC_HEAP_START, 6448352,
+    {CPU, AGMEM_GC_HEAP_START, 6447476,
      "issue #15 measurement (long fit grid, measurements-long-fit.csv): R's vector heap in use "
      "once R and ggmlR are loaded, the median over the runs of gc()'s Vcells used at the start "
      "less the data set (6.42 to 6.47 MB)"},
@@ -382,15 +384,16 @@ const agmem_gc_rule agmem_gc_rules[] = {
 const R_xlen_t agmem_n_gc_rules = sizeof agmem_gc_rules / sizeof agmem_gc_rules[0];
 
 /* The bytes live at R's full collections during a whole run on device "cpu", by least squares
- * on the long fit grid (measurements-long-fit.csv, 120 runs of 100 steps): gc()'s report of the
+ * on the long fit grid (measurements-long-fit.csv, 128 runs of 100 steps): gc()'s report of the
  * vector heap after each full collection (gcinfo(), level 2), its largest over the run, less the
  * heap at the start. Per parameter for each optimizer: the weight, its gradient (twice while
  * `grads` holds the last step's), the optimizer state and the temporaries of one parameter's
  * update; per unit and sample: the tape's activations and their gradients
  * (R/autograd.R:340-421), fitted per activation of the hidden layers and per loss of the output
  * layer.
- * `retained`, per parameter: the resident memory over R's heap peak (the 100-step RSS peak less
- * gc()'s "max used" over the start), by least squares per optimizer on the same runs. It is the C
+ * `retained`, per parameter and per unit and sample: the resident memory over R's heap peak (the
+ * 100-step RSS peak less gc()'s "max used" over the start), by least squares on the same runs,
+ * per optimizer and over all units. It is the C
  * allocator's: with MALLOC_MMAP_THRESHOLD_=131072 (glibc's threshold fixed, every large block
  * mapped and unmapped) a 512-2048-1024 adam run peaked at 318.8 MB, against 394.1 MB with
  * glibc's default dynamic threshold, for the same R heap. */
@@ -400,44 +403,46 @@ const agmem_live_rule agmem_live_rules[] = {
      "issue #15 measurement (long fit grid): live bytes per parameter with optimizer_adam(): "
      "weight, gradient, m and v (32) and the update's temporaries; retained by the allocator: "
      "22.5", 22.5},
-    {CPU, SGD, NULL, 30.5,
+    {CPU, SGD, NULL, 30.4,
      "issue #15 measurement (long fit grid): live bytes per parameter with optimizer_sgd() and "
      "momentum: weight, gradient, velocity (24) and the update's temporaries; retained by the "
      "allocator: 9.9", 9.9},
-    {CPU, SGD_PLAIN, NULL, 28.4,
+    {CPU, SGD_PLAIN, NULL, 28.3,
      "issue #15 measurement (long fit grid): live bytes per parameter with optimizer_sgd() "
      "without momentum: weight, gradient, the velocity it still allocates (24) and the "
      "update's temporaries; retained by the allocator: 6.3", 6.3},
     {CPU, ANY, "input", 9.5,
      "issue #15 measurement (long fit grid): per input unit and sample, the mini-batch and its "
-     "ag_tensor()"},
-    {CPU, ANY, "matmul", 32.75,
+     "ag_tensor(); retained by the allocator: 3.5, as every unit", 3.5},
+    {CPU, ANY, "matmul", 33,
      "issue #15 measurement (long fit grid): half of a relu layer's live bytes per output unit "
-     "and sample (65.5 fitted): the product and its gradient on the tape"},
-    {CPU, ANY, "add", 32.75,
+     "and sample (66.0 fitted): the product and its gradient on the tape; retained by the "
+     "allocator: 3.5 per unit and sample, input, hidden and output units alike (the step's "
+     "batch-sized blocks)", 3.5},
+    {CPU, ANY, "add", 33,
      "issue #15 measurement (long fit grid): the other half: the broadcast bias and the sum"},
     {CPU, ANY, "relu", 0,
      "issue #15 measurement (long fit grid): a relu layer's live bytes are its matmul's and "
      "add's (the fit cannot tell them apart: every layer of the grid has an activation or a "
      "loss), relu's mask with them"},
-    {CPU, ANY, "tanh", 22.4,
-     "issue #15 measurement (long fit grid): a tanh layer's live bytes per unit and sample (87.9 "
+    {CPU, ANY, "tanh", 30.3,
+     "issue #15 measurement (long fit grid): a tanh layer's live bytes per unit and sample (96.3 "
      "fitted) over a relu layer's"},
-    {CPU, ANY, "sigmoid", 22.4,
+    {CPU, ANY, "sigmoid", 30.3,
      "issue #15 measurement (long fit grid): as tanh (sigmoid was not in the long grids; its "
      "backward keeps the same kind of multiplier, R/autograd.R:672-684)"},
-    {CPU, ANY, "softmax", 22.4,
+    {CPU, ANY, "softmax", 30.3,
      "issue #15 measurement (long fit grid): as tanh (a dense stack has no softmax layer; not in "
      "the long grids)"},
-    {CPU, ANY, "loss_mse", 12.8,
+    {CPU, ANY, "loss_mse", 24.7,
      "issue #15 measurement (long fit grid): the output layer's live bytes per unit and sample "
-     "with ag_mse_loss() (78.3 fitted) over a relu layer's"},
-    {CPU, ANY, "loss_cross_entropy", 86.2,
+     "with ag_mse_loss() (90.7 fitted) over a relu layer's"},
+    {CPU, ANY, "loss_cross_entropy", 88.1,
      "issue #15 measurement (long fit grid): as softmax cross-entropy (cross_entropy was not in "
      "the long grids; it computes in R doubles the same way, R/autograd.R:831-849)"},
-    {CPU, ANY, "loss_softmax_cross_entropy", 86.2,
+    {CPU, ANY, "loss_softmax_cross_entropy", 88.1,
      "issue #15 measurement (long fit grid): the output layer's live bytes per unit and sample "
-     "with ag_softmax_cross_entropy_loss() (151.7 fitted) over a relu layer's"},
+     "with ag_softmax_cross_entropy_loss() (154.1 fitted) over a relu layer's"},
 };
 const R_xlen_t agmem_n_live_rules = sizeof agmem_live_rules / sizeof agmem_live_rules[0];
 

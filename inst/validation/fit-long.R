@@ -9,7 +9,9 @@
 #     output layer by loss (mse, softmax cross-entropy): agmem_live_rules' `bytes`, where a relu
 #     layer is "matmul" plus "add" and the others add their difference to it;
 #   - the resident memory over R's heap peak (the RSS peak at step 100 less gc()'s "max used"
-#     over the start), per parameter for each optimizer: agmem_live_rules' `retained`;
+#     over the start), per parameter for each optimizer and per unit and sample (input, hidden
+#     and output units alike): agmem_live_rules' `retained` (the per-unit figure on the "input"
+#     and "matmul" rows, one of which every unit has);
 #   - the heap in use once R and ggmlR are loaded: the median of the heap at the start less the
 #     data set (four mini-batches of input and target, 8 bytes a double): heap_start.
 # Then it compares them with the table agmem was built with (agmem must be installed).
@@ -35,7 +37,8 @@ m$data <- vapply(w, function(x) x[1L] + x[length(x)], 0) * 4 * m$batch * 8
 
 live <- stats::lm(live ~ 0 + params:optimizer + inp + hid_relu + hid_tanh + out_mse + out_sce,
                   data = m[!is.na(m$live_full), ])
-over <- stats::lm(over ~ 0 + params:optimizer, data = m)
+m$units <- m$inp + hid + out
+over <- stats::lm(over ~ 0 + params:optimizer + units, data = m)
 fitted <- c(
   stats::setNames(coef(live)[paste0("params:optimizer", c("adam", "sgd", "sgd_plain"))],
                   c("live adam", "live sgd", "live sgd_plain")),
@@ -44,6 +47,7 @@ fitted <- c(
   `live softmax_cross_entropy output` = coef(live)[["out_sce"]],
   stats::setNames(coef(over)[paste0("params:optimizer", c("adam", "sgd", "sgd_plain"))],
                   c("retained adam", "retained sgd", "retained sgd_plain")),
+  `retained per unit` = coef(over)[["units"]],
   heap_start = stats::median(m$heap0 - m$data)
 )
 cat(sprintf("%d runs (%d with a full collection)\n", nrow(m), sum(!is.na(m$live_full))))
@@ -59,6 +63,7 @@ if (requireNamespace("agmem", quietly = TRUE)) {
              relu, op("matmul") + op("add") + op("tanh"), op("matmul") + op("add") + op("loss_mse"),
              op("matmul") + op("add") + op("loss_softmax_cross_entropy"), per("adam", "retained"),
              per("sgd", "retained"), per("sgd_plain", "retained"),
+             l$retained[l$op %in% "matmul"],
              rules$gc$value[rules$gc$device == "cpu" & rules$gc$figure == "heap_start"])
   off <- abs(table - fitted) > pmax(0.051, 1e-4 * abs(fitted))
   cat(if (any(off)) "differs from src/rules.c:" else "src/rules.c holds these figures",
