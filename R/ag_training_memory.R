@@ -28,8 +28,9 @@
 #'   is far above that of its first steps; `steps = 3` gives the first three
 #'   steps (the regime validated on them). On device `"cpu"` only.
 #' @param data_size The data your session holds in R's heap while it trains
-#'   (the training set, as `object.size()` gives it), in bytes or as a size such
-#'   as `"200 MB"`: R's trigger, and so the host peak, grows with it. 0 by default.
+#'   (the training set): bytes, a size such as `"200 MB"`, or what
+#'   `object.size()` returns. R's trigger, and so the host peak, grows with it.
+#'   0 by default.
 #'
 #' @details
 #' Each figure is a rule times a count: bytes per parameter times the number of

@@ -52,7 +52,7 @@ model_estimator <- function(x, device, dtype, given, arg, lower_bound = FALSE, s
 # The run the model's host peak is for, as the C model reads it: c(steps, the scalars of the
 # spec's largest tensor, the bytes of data_size). `steps` is the run's training steps (a whole
 # number from 1 to 1e12); `data_size` the data the session holds in R's heap while it trains, in
-# bytes or as a size such as "200 MB" (parse_budget(), but not NULL).
+# bytes, as a size such as "200 MB" (parse_budget(), but not NULL), or as object.size() gives it.
 model_run <- function(spec, steps, data_size) {
   if (is.object(steps) || !is.numeric(steps) || length(steps) != 1L || is.na(steps) ||
         !is.finite(steps) || steps < 1 || steps > 1e12 || steps != floor(steps)) {
@@ -60,6 +60,9 @@ model_run <- function(spec, steps, data_size) {
   }
   if (is.null(data_size)) {
     stop_arg("`data_size` must be a number of bytes or a size such as \"200 MB\", not NULL.")
+  }
+  if (inherits(data_size, "object_size") && is.numeric(data_size) && length(data_size) == 1L) {
+    data_size <- as.numeric(data_size)
   }
   data <- parse_budget(data_size, "data_size")
   largest <- if (length(spec$shapes)) {

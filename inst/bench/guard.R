@@ -69,7 +69,7 @@ if (length(args) == 1L) {
   cat(sprintf("784-512-512-10, adam, batch %d, %d steps; each run in a fresh R process\n",
               batch, steps))
   spec <- agmem::ag_dense_stack(widths, loss = "softmax_cross_entropy")
-  predicted <- agmem::ag_training_memory(spec, batch, quiet = TRUE)$host_peak
+  predicted <- agmem::ag_training_memory(spec, batch, quiet = TRUE, steps = steps)$host_peak
   cat(sprintf("ag_training_memory() host_peak: %.1f MiB\n", predicted / 2^20))
   me <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
   for (budget in c("none", "512 MiB", "256 MiB", "160 MiB", "96 MiB")) {

@@ -578,6 +578,9 @@ test_that("a whole run's host peak is R's settled trigger as resident memory, wo
   # vector + 0.2 x 64 MiB) / 0.7 at least.
   data <- ag_training_memory(small, 16L, quiet = TRUE, data_size = "200 MB")
   expect_identical(data$host_regime$data_size, 2e8)
+  x <- matrix(0, 1000, 1000)
+  from_object <- ag_training_memory(small, 16L, quiet = TRUE, data_size = utils::object.size(x))
+  expect_identical(from_object$host_regime$data_size, as.numeric(utils::object.size(x)))
   expect_gte(data$host_regime$trigger, (6447476 + 2e8 + live + 0.2 * 2^26) / 0.7)
   expect_gt(data$host_peak, mem$host_peak)
   # A run too short to fill the heap peaks at what it allocates; 3 steps are the few steps'.
