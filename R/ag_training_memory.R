@@ -184,8 +184,8 @@ host_regime <- function(fig, run) {
   } else {
     "headroom"
   }
-  list(run = "few steps", steps = run[[1L]], allocated = fig$host_allocated, headroom = fig$host_bound,
-       collected = fig$host_held, binding = binding)
+  list(run = "few steps", steps = run[[1L]], allocated = fig$host_allocated,
+       headroom = fig$host_bound, collected = fig$host_held, binding = binding)
 }
 
 #' Report of a predicted training-step peak
