@@ -26,7 +26,7 @@ measured_estimator <- function(x, device, given, arg) {
   check <- measured_check(x, where)
   new_estimator(list(
     device = x$device, dtype = NA_character_, where = where, line = line_of(x, where),
-    check = check,
+    check = check, points = measured_points(x, where),
     other = list(host = line_of(x, "host"), device = line_of(x, "device")),
     floor = measured_floor(x, where), other_floor = c(host = measured_floor(x, "host"),
                                                       device = measured_floor(x, "device")),
@@ -61,6 +61,29 @@ measured_check <- function(x, where) {
 # How far a measured line may under-predict its check before the planners warn: the tolerance
 # of agmem's validation goal (issue 15: within 15%).
 check_tolerance <- 0.15
+
+# The measured peaks at `where`: a data frame of `batch` and `peak`, by batch size (empty when
+# the measurement holds none).
+measured_points <- function(x, where) {
+  m <- x$measurements
+  col <- paste0(where, "_peak")
+  if (!is.data.frame(m) || !all(c("batch_size", col) %in% names(m))) {
+    return(data.frame(batch = numeric(0), peak = numeric(0)))
+  }
+  keep <- is.finite(m$batch_size) & is.finite(m[[col]])
+  pts <- data.frame(batch = as.double(m$batch_size[keep]), peak = as.double(m[[col]][keep]))
+  pts[order(pts$batch), , drop = FALSE]
+}
+
+# The measured batches that bracket the answer for `limit` bytes: `lo`, the largest measured
+# batch up to which every measured peak fits (0 when the smallest does not), and `hi`, the
+# smallest measured batch whose peak does not fit (Inf when all fit).
+measured_bracket <- function(points, limit) {
+  over <- points$batch[points$peak > limit]
+  hi <- if (length(over)) min(over) else Inf
+  fits <- points$batch[points$batch < hi]
+  c(lo = if (length(fits)) max(fits) else 0, hi = hi)
+}
 
 # The smallest peak measured at `where` (0 when the measurement holds no peaks there): the
 # floor of the measured figure, so that a line fitted with a negative fixed part never
@@ -122,11 +145,22 @@ est_peak.agmem_measured <- function(est, b, optimizer) { # nolint: object_name_l
 }
 
 #' @export
+# The line's answer, kept within what was measured: never below a measured batch whose run (and
+# every smaller measured run) fit, never at or above one whose run did not; measured runs are
+# facts where the line is a fit.
 est_max_batch.agmem_measured <- function(est, limit, optimizer) { # nolint: object_name_linter.
   if (est$floor > limit) {
     return(0)
   }
-  .Call(agmem_max_batch_line, est$line[["fixed"]], est$line[["per_sample"]], limit)
+  b <- .Call(agmem_max_batch_line, est$line[["fixed"]], est$line[["per_sample"]], limit)
+  if (is.null(est$points) || nrow(est$points) == 0L) {
+    return(b)
+  }
+  br <- measured_bracket(est$points, limit)
+  if (b >= br[["hi"]]) {
+    b <- br[["hi"]] - 1
+  }
+  max(b, br[["lo"]])
 }
 
 # One row per batch size: the planned line's `fixed` part and its `variable` part

@@ -31,6 +31,13 @@
 #' @param steps The most training steps one batch size runs: a whole number
 #'   from 20. Each batch size runs until its peak has not risen by more than
 #'   1 MiB over 20 steps, or for `steps` steps.
+#' @param budget `NULL` (the default), or a budget (bytes, or a size such as
+#'   `"2 GiB"`) to search for: after `batch_size`, up to 8 more batch sizes are
+#'   measured, halving below, quadrupling above and bisecting between the
+#'   measured runs that fit the budget and the ones that do not, until they
+#'   bracket the largest batch whose run fits within a factor of 1.15. The
+#'   planners then keep their answer within the runs measured (see
+#'   [summary()][summary.ag_measured_memory]).
 #' @param timeout The seconds one batch size may take (its warm-up and its
 #'   run): a single number > 0, `Inf` for no limit. A child that runs longer
 #'   is killed, with every process it started, and the call is an error.
@@ -169,7 +176,7 @@
 #' @export
 ag_measure_training_memory <- function(step, batch_size = c(64L, 256L, 1024L),
                                        device = c("cpu", "gpu"), ..., steps = 300L,
-                                       timeout = 600, quiet = FALSE) {
+                                       budget = NULL, timeout = 600, quiet = FALSE) {
   if (!is.function(step)) {
     stop_arg("`step` must be a function of the batch size that runs one training step.")
   }
@@ -182,22 +189,40 @@ ag_measure_training_memory <- function(step, batch_size = c(64L, 256L, 1024L),
     stop_arg("`steps` must be one whole number of training steps from ", measure_settle,
              " to 1e6.")
   }
+  limit <- if (is.null(budget)) NULL else parse_budget(budget)
   check_measure_deps()
   args <- list(...)
 
   started <- proc.time()[["elapsed"]]
-  runs <- vector("list", length(batch_size))
-  for (i in seq_along(batch_size)) {
+  runs <- list()
+  measure_one <- function(b, label) {
     if (!quiet) {
-      message(sprintf("Measuring batch size %d (%d of %d) ...", batch_size[[i]], i,
-                      length(batch_size)))
+      message(sprintf("Measuring batch size %d (%s) ...", b, label))
     }
-    runs[[i]] <- measure_in_child(step, batch_size[[i]], device, as.integer(steps),
-                                  measure_settle, args, timeout)
+    run <- measure_in_child(step, b, device, as.integer(steps), measure_settle, args, timeout)
     if (!quiet) {
-      message(sprintf("  batch size %d: done, %.1f s elapsed", batch_size[[i]],
+      message(sprintf("  batch size %d: done, %.1f s elapsed", b,
                       proc.time()[["elapsed"]] - started))
     }
+    run
+  }
+  for (i in seq_along(batch_size)) {
+    runs[[i]] <- measure_one(batch_size[[i]], sprintf("%d of %d", i, length(batch_size)))
+  }
+  if (!is.null(limit)) {
+    place <- if (device == "gpu") "device_peak" else "host_peak"
+    for (k in seq_len(measure_search_runs)) {
+      points <- data.frame(batch = batch_size, peak = vapply(runs, `[[`, 0, place))
+      b <- next_search_batch(points, limit)
+      if (is.na(b)) {
+        break
+      }
+      runs[[length(runs) + 1L]] <- measure_one(b, sprintf("search for the budget, %d", k))
+      batch_size <- c(batch_size, b)
+    }
+    o <- order(batch_size)
+    batch_size <- batch_size[o]
+    runs <- runs[o]
   }
   measurements <- data.frame(
     batch_size = batch_size,
@@ -209,6 +234,34 @@ ag_measure_training_memory <- function(step, batch_size = c(64L, 256L, 1024L),
     settled = vapply(runs, `[[`, NA, "settled")
   )
   measured_memory(measurements, device, runs[[1L]]$ggmlR_version, as.integer(steps))
+}
+
+# The most runs a search for a budget adds (ag_measure_training_memory(budget = )).
+measure_search_runs <- 8L
+
+# The next batch size a search for `limit` bytes measures, from the runs so far (`points`: batch
+# and peak), or NA when the search is done: when the measured batches bracket the answer within
+# a factor of 1.15 (the largest batch whose run fits, with every smaller one, against the smallest
+# whose run does not), when batch size 1 does not fit, or when the next would pass
+# .Machine$integer.max. Below the bracket it halves, above it quadruples, inside it takes the
+# geometric mean.
+next_search_batch <- function(points, limit) {
+  br <- measured_bracket(points[order(points$batch), , drop = FALSE], limit)
+  lo <- br[["lo"]]
+  hi <- br[["hi"]]
+  b <- if (lo == 0) {
+    if (hi <= 1) NA_real_ else floor(hi / 2)
+  } else if (!is.finite(hi)) {
+    if (lo * 4 > .Machine$integer.max) NA_real_ else lo * 4
+  } else if (hi / lo <= 1.15 || hi - lo <= 1) {
+    NA_real_
+  } else {
+    round(sqrt(lo * hi))
+  }
+  if (is.na(b) || b %in% points$batch) {
+    return(NA_integer_)
+  }
+  as.integer(b)
 }
 
 # The steps over which the peak of a measured run must not rise for the run to count as settled

@@ -177,9 +177,13 @@ print.ag_measured_memory <- function(x, units = "iec", ...) {
 #' Solves the line of [ag_measure_training_memory()] for a budget: the largest
 #' whole batch size `b` with `fixed + per_sample * b <= budget`, on the host
 #' line with `device = "cpu"` and on the device line with `device = "gpu"`
-#' (device memory is what limits a GPU run). It is what
-#' [ag_max_batch_size()] answers for the measurement: exact under the line's
-#' double arithmetic, computed in C.
+#' (device memory is what limits a GPU run), exact under the line's double
+#' arithmetic, computed in C. The measured runs are facts where the line is a
+#' fit, so the answer is kept between them: never below a measured batch size
+#' whose run fitted the budget (with every smaller one measured), never at or
+#' above one whose run did not. At a measured batch size the peak reported is
+#' the one measured. It is what [ag_max_batch_size()] answers for the
+#' measurement.
 #'
 #' @param object An `"ag_measured_memory"` from [ag_measure_training_memory()].
 #' @param budget The memory to fit in: bytes as a number, or a string such as
@@ -213,12 +217,19 @@ summary.ag_measured_memory <- function(object, budget = NULL, ...) {
   est <- measured_estimator(object, object$device, given = list(), arg = "object")
   limit <- plan_budget(budget, est)
   b <- est_max_batch(est, limit, "measured")
-  at <- function(l, floor) {
-    if (b > 0 && is.finite(b)) max(floor, l[["fixed"]] + l[["per_sample"]] * b) else NA_real_
+  # At a measured batch, the peak measured there; elsewhere the line's.
+  at <- function(l, floor, points = NULL) {
+    if (!(b > 0 && is.finite(b))) {
+      return(NA_real_)
+    }
+    if (!is.null(points) && b %in% points$batch) {
+      return(points$peak[[match(b, points$batch)]])
+    }
+    max(floor, l[["fixed"]] + l[["per_sample"]] * b)
   }
   structure(list(
     budget = limit, device = object$device, where = est$where, line = est$line,
-    max_batch = b, peak = at(est$line, est$floor), floor = est$floor,
+    max_batch = b, peak = at(est$line, est$floor, est$points), floor = est$floor,
     host_peak = if (est$where == "device") at(est$other$host, est$other_floor[["host"]]) else NULL
   ), class = "summary.ag_measured_memory")
 }

@@ -487,3 +487,46 @@ test_that("a line that under-predicted its check warns wherever it plans", {
   m$check$relative_error <- 0.3
   expect_no_warning(ag_max_batch_size(m, "1 GiB"))
 })
+
+test_that("a search for a budget halves, quadruples and bisects until the runs bracket it", {
+  pts <- function(batch, peak) data.frame(batch = batch, peak = peak)
+  # Every run fits: four times the largest.
+  expect_identical(next_search_batch(pts(c(64, 256, 1024), c(90, 130, 200)), 500), 4096L)
+  # None fits: half the smallest; batch size 1 not fitting ends the search.
+  expect_identical(next_search_batch(pts(c(64, 256), c(90, 130)), 50), 32L)
+  expect_identical(next_search_batch(pts(c(1, 2), c(90, 130)), 50), NA_integer_)
+  # Between the largest that fits and the smallest that does not: their geometric mean.
+  expect_identical(next_search_batch(pts(c(64, 256, 1024), c(98, 132, 208)), 104), 128L)
+  expect_identical(next_search_batch(pts(c(64, 128, 256), c(98, 104, 132)), 110), 181L)
+  # A bracket within a factor of 1.15 is done.
+  expect_identical(next_search_batch(pts(c(128, 147), c(104, 111)), 110), NA_integer_)
+  # A run that fits above one that does not counts for nothing: the bracket is the first miss.
+  expect_identical(next_search_batch(pts(c(64, 256, 1024), c(98, 140, 120)), 130), 128L)
+  for (bad in list("2 Gb", -1, "many")) {
+    expect_agmem_error(ag_measure_training_memory(function(b) NULL, c(1L, 2L), budget = bad),
+                       "`budget`", class = "agmem_error_argument")
+  }
+})
+
+test_that("a plan on a measurement stays within the runs measured", {
+  m <- structure(list(
+    measurements = data.frame(batch_size = c(64L, 128L, 256L, 1024L),
+                              host_peak = c(98.4, 103.7, 132.1, 207.6) * 2^20, device_peak = 0,
+                              seconds = 1, peak_reset = TRUE),
+    line = list(host = c(fixed = 97 * 2^20, per_sample = 0.1094 * 2^20),
+                device = c(fixed = 0, per_sample = 0)),
+    check = NA, device = "cpu", steps = 300L, ggmlR_version = "0.8.8.1"
+  ), class = "ag_measured_memory")
+  # The line alone answers 61 for the peak measured at batch 128; the run at 128 fitted.
+  expect_identical(ag_max_batch_size(m, 103.7 * 2^20), 128)
+  s <- summary(m, budget = 103.7 * 2^20)
+  expect_identical(s$max_batch, 128)
+  expect_identical(s$peak, 103.7 * 2^20)
+  # The line alone answers far past 256, whose run did not fit 130 MiB: 255.
+  m$line$host <- c(fixed = 10 * 2^20, per_sample = 0.2 * 2^20)
+  expect_identical(ag_max_batch_size(m, 130 * 2^20), 255)
+  # Between the runs' bracket, the line answers: 140 MiB fits the run at 256, not the one at 1024.
+  expect_identical(ag_max_batch_size(m, 140 * 2^20), 650)
+  # Below the smallest peak measured, nothing fits (the floor).
+  expect_agmem_error(ag_max_batch_size(m, 50 * 2^20), class = "agmem_error_budget")
+})
