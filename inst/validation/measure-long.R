@@ -22,16 +22,14 @@
 #      peak since step 3) and the trigger it grew to.
 # Linux only (reads /proc/self/status).
 
-args <- commandArgs(trailingOnly = TRUE)
-opt <- list(widths = "64,32,8", batch = "16", optimizer = "adam", activation = "relu",
-            loss = "softmax_cross_entropy", steps = "100", variant = "grads", seed = "1",
-            gcinfo = "false", samples = "0")
-for (a in args) {
-  kv <- regmatches(a, regexec("^--([a-z_]+)=(.*)$", a))[[1]]
-  if (length(kv) != 3L || !kv[2] %in% names(opt))
-    stop("unknown argument: ", a, call. = FALSE)
-  opt[[kv[2]]] <- kv[3]
-}
+here <- local({
+  file_arg <- grep("^--file=", commandArgs(FALSE), value = TRUE)
+  if (length(file_arg)) dirname(normalizePath(sub("^--file=", "", file_arg[1L]))) else "."
+})
+source(file.path(here, "harness.R"))
+opt <- read_args(list(widths = "64,32,8", batch = "16", optimizer = "adam", activation = "relu",
+                      loss = "softmax_cross_entropy", steps = "100", variant = "grads",
+                      seed = "1", gcinfo = "false", samples = "0"))
 widths <- as.integer(strsplit(opt$widths, ",", fixed = TRUE)[[1]])
 batch <- as.integer(opt$batch)
 steps <- as.integer(opt$steps)
@@ -40,12 +38,6 @@ stopifnot(length(widths) >= 2L, all(widths >= 1L), batch >= 1L, steps >= 3L,
           opt$activation %in% c("relu", "sigmoid", "tanh", "none"),
           opt$loss %in% c("mse", "cross_entropy", "softmax_cross_entropy"),
           opt$variant %in% c("grads", "field"))
-
-proc_kb <- function(field) {
-  st <- readLines("/proc/self/status")
-  line <- grep(paste0("^", field, ":"), st, value = TRUE)
-  as.numeric(sub("^[^0-9]*([0-9]+).*$", "\\1", line)) * 1024
-}
 
 suppressPackageStartupMessages(library(ggmlR))
 
@@ -65,19 +57,6 @@ make_optimizer <- function(model, name) {
 }
 loss_fn <- switch(opt$loss, mse = ag_mse_loss, cross_entropy = ag_cross_entropy_loss,
                   softmax_cross_entropy = ag_softmax_cross_entropy_loss)
-make_data <- function(widths, n, loss) {
-  n_in <- widths[1L]
-  n_out <- widths[length(widths)]
-  x <- matrix(stats::rnorm(n_in * n), n_in, n)
-  y <- if (loss == "mse") {
-    matrix(stats::rnorm(n_out * n), n_out, n)
-  } else {
-    y <- matrix(0, n_out, n)
-    y[cbind(sample.int(n_out, n, replace = TRUE), seq_len(n))] <- 1
-    y
-  }
-  list(x = x, y = y)
-}
 checkpoints <- c(3L, 20L, 100L, 300L, 1000L)
 # The vignette's loop, `steps` steps over x and y in mini-batches of `batch`; calls at(s) after
 # each step s.
@@ -115,12 +94,12 @@ train <- function(model, optimizer, x, y, batch, steps, at = function(s) NULL) {
 set.seed(as.integer(opt$seed))
 warm_w <- c(4L, rep(3L, max(0L, length(widths) - 2L)), 2L)
 warm <- build(warm_w, opt$activation)
-warm_data <- make_data(warm_w, 8L, opt$loss)
+warm_data <- make_matrices(warm_w, 8L, opt$loss)
 train(warm, make_optimizer(warm, opt$optimizer), warm_data$x, warm_data$y, 2L, 3L)
 rm(warm, warm_data)
 
 # 2. the data set: four mini-batches, or --samples of them when more
-data <- make_data(widths, max(4L * batch, as.integer(opt$samples)), opt$loss)
+data <- make_matrices(widths, max(4L * batch, as.integer(opt$samples)), opt$loss)
 x <- data$x
 y <- data$y
 rm(data)

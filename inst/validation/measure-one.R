@@ -17,15 +17,13 @@
 #   6. peak = VmHWM - baseline; the pools are the largest seen over the three steps.
 # Linux only (reads /proc/self/status).
 
-args <- commandArgs(trailingOnly = TRUE)
-opt <- list(widths = "64,32,8", batch = "16", optimizer = "adam", activation = "relu",
-            loss = "mse", device = "cpu", seed = "1", steps = "3")
-for (a in args) {
-  kv <- regmatches(a, regexec("^--([a-z_]+)=(.*)$", a))[[1]]
-  if (length(kv) != 3L || !kv[2] %in% names(opt))
-    stop("unknown argument: ", a, call. = FALSE)
-  opt[[kv[2]]] <- kv[3]
-}
+here <- local({
+  file_arg <- grep("^--file=", commandArgs(FALSE), value = TRUE)
+  if (length(file_arg)) dirname(normalizePath(sub("^--file=", "", file_arg[1L]))) else "."
+})
+source(file.path(here, "harness.R"))
+opt <- read_args(list(widths = "64,32,8", batch = "16", optimizer = "adam", activation = "relu",
+                      loss = "mse", device = "cpu", seed = "1", steps = "3"))
 widths <- as.integer(strsplit(opt$widths, ",", fixed = TRUE)[[1]])
 batch <- as.integer(opt$batch)
 steps <- as.integer(opt$steps)
@@ -34,12 +32,6 @@ stopifnot(length(widths) >= 2L, all(widths >= 1L), batch >= 1L,
           opt$activation %in% c("relu", "sigmoid", "tanh", "none"),
           opt$loss %in% c("mse", "cross_entropy", "softmax_cross_entropy"),
           opt$device %in% c("cpu", "gpu"))
-
-proc_kb <- function(field) {
-  st <- readLines("/proc/self/status")
-  line <- grep(paste0("^", field, ":"), st, value = TRUE)
-  as.numeric(sub("^[^0-9]*([0-9]+).*$", "\\1", line)) * 1024
-}
 
 suppressPackageStartupMessages(library(ggmlR))
 tape_mem <- get(".ag_tape_mem", asNamespace("ggmlR"))
@@ -62,18 +54,8 @@ make_optimizer <- function(layers, name) {
 loss_fn <- switch(opt$loss, mse = ag_mse_loss, cross_entropy = ag_cross_entropy_loss,
                   softmax_cross_entropy = ag_softmax_cross_entropy_loss)
 make_data <- function(widths, batch, loss) {
-  n_in <- widths[1L]
-  n_out <- widths[length(widths)]
-  x <- matrix(stats::rnorm(n_in * batch), n_in, batch)
-  y <- if (loss == "mse") {
-    matrix(stats::rnorm(n_out * batch), n_out, batch)
-  } else {
-    cls <- sample.int(n_out, batch, replace = TRUE)
-    y <- matrix(0, n_out, batch)
-    y[cbind(cls, seq_len(batch))] <- 1
-    y
-  }
-  list(x = ag_tensor(x), y = ag_tensor(y))
+  d <- make_matrices(widths, batch, loss)
+  list(x = ag_tensor(d$x), y = ag_tensor(d$y))
 }
 pools <- c(pass = 0, persistent = 0)
 train <- function(layers, optimizer, data_x, data_y, steps, read_pools = FALSE) {
