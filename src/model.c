@@ -97,12 +97,12 @@ static void add_param_rules(agmem_cells *c, double params, int optimizer, int de
                 agmem_dtype_names[dtype]);
 }
 
-/* The host peak of a few steps under R's garbage collector, for a device with the gc figures of
-   that regime (AGMEM_GC_FEW_STEPS) and a run no longer than their `steps`: R collects garbage only when its vector heap reaches a
-   trigger, which starts at a fixed size and grows with the heap that survives a collection. So
-   the peak of a few steps is the bytes allocated while no collection has run (scaled and offset
-   as measured), at most the larger of the first trigger's headroom and the heap once
-   collections run (`collected`, the sum of the host cells):
+/* The host peak of a few steps under R's garbage collector (AGMEM_GC_FEW_STEPS), for a run no
+   longer than their `steps`, or on a device that has only that regime's figures: R collects
+   garbage only when its vector heap reaches a trigger, which starts at a fixed size and grows
+   with the heap that survives a collection. So the peak of a few steps is the bytes allocated
+   while no collection has run (scaled and offset as measured), at most the larger of the first
+   trigger's headroom and the heap once collections run (`collected`, the sum of the host cells):
        peak = min(allocated, max(headroom, collected)).
    Writes peak, collected, allocated and headroom into out. Plain C. */
 static void few_steps(const agmem_model *m, double collected, double allocated, double *out)
@@ -138,16 +138,15 @@ static double settled_trigger(const double *fig, double needed)
 
 /* The host peak of a whole run, for a device with the gc figures of that regime
    (AGMEM_GC_WHOLE_RUN). The heap in use when the loop starts is R's and ggmlR's (heap_start)
-   and the data the session holds (m->data);
-   each step leaves garbage that R keeps until its heap reaches the trigger, so once collections
-   run the heap climbs to the trigger between them, and the trigger settles where R's policy
-   puts it for the bytes live at a collection (settled_trigger()): the live rules at this
-   batch, plus the step's largest single vector (the model's largest tensor or its widest
-   activation, 8 bytes per double). The process's resident memory over the start is that heap
-   and what the C allocator keeps of the blocks R frees (`kept`, per parameter and per unit and
-   sample: glibc raises its mmap threshold to the largest block freed, so later blocks come from
-   its heap, which it does not give back while it is fragmented). A run too short to fill the heap peaks at what it
-   allocated:
+   and the data the session holds (m->data); each step leaves garbage that R keeps until its heap
+   reaches the trigger, so once collections run the heap climbs to the trigger between them, and
+   the trigger settles where R's policy puts it for the bytes live at a collection
+   (settled_trigger()): the live rules at this batch, plus the step's largest single vector (the
+   model's largest tensor or its widest activation, 8 bytes per double). The process's resident
+   memory over the start is that heap and what the C allocator keeps of the blocks R frees
+   (`kept`, per parameter and per unit and sample: glibc raises its mmap threshold to the largest
+   block freed, so later blocks come from its heap, which it does not give back while it is
+   fragmented). A run too short to fill the heap peaks at what it allocated:
        peak = min(allocated, trigger - heap_start - data + kept).
    Writes peak, live, allocated, the ceiling and the trigger into out. Plain C. */
 static void whole_run(const agmem_model *m, double batch, double allocated, double *out)
@@ -398,8 +397,8 @@ int agmem_model_eval(const agmem_model *m, double batch, agmem_cells *c,
    parts: host_held (the bytes live at a collection in a whole run, the sum of the host cells in
    a few steps), host_allocated, host_bound (the collector's ceiling, or the first trigger's
    headroom), host_trigger (R's settled trigger; NA in a few steps), all NA on a device without
-   gc figures, and host_run ("whole run", "few steps" or NA). Refuses what agmem_model_read() refuses
-   and any figure that is not finite, with an R error naming the argument. */
+   gc figures, and host_run ("whole run", "few steps" or NA). Refuses what agmem_model_read()
+   refuses and any figure that is not finite, with an R error naming the argument. */
 SEXP agmem_training_memory(SEXP shapes, SEXP units, SEXP ops, SEXP batch_size, SEXP optimizer,
                            SEXP device, SEXP dtype, SEXP run)
 {

@@ -7,9 +7,9 @@
 # It prints one line, "RESULT,<name>=<value>,...".
 #
 # The loop is the one ggmlR's autograd vignette writes: a data set of four mini-batches (or
-# --samples samples, when more) held in R, shuffled every epoch; each step subsets a mini-batch, wraps it with ag_tensor(), runs the
-# forward pass under with_grad_tape(), backward(), the optimizer's step and zero_grad(); the loss
-# is read every 10 steps. Variant "grads" passes backward()'s result to opt$step(grads); variant
+# --samples samples, when more) held in R, shuffled every epoch; each step subsets a mini-batch,
+# wraps it with ag_tensor(), runs the forward pass under with_grad_tape(), backward(), the
+# optimizer's step and zero_grad(); the loss is read every 10 steps. Variant "grads" passes backward()'s result to opt$step(grads); variant
 # "field" calls backward() for its side effect and opt$step(), which reads each parameter's $grad.
 #
 # Protocol:

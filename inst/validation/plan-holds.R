@@ -14,7 +14,8 @@ here <- local({
   if (length(file_arg)) dirname(normalizePath(sub("^--file=", "", file_arg[1L]))) else "."
 })
 args <- commandArgs(trailingOnly = TRUE)
-margin <- as.numeric(sub("^--margin=", "", c(grep("^--margin=", args, value = TRUE), "--margin=")[1L]))
+margin_arg <- c(grep("^--margin=", args, value = TRUE), "--margin=")[1L]
+margin <- as.numeric(sub("^--margin=", "", margin_arg))
 margin <- if (is.na(margin)) formals(agmem::ag_max_batch_size)$margin else margin
 markdown <- "--markdown" %in% args
 samples <- 8192L
