@@ -613,8 +613,8 @@ test_that("steps and data_size are checked, and refused where they do not apply"
   expect_agmem_error(ag_memory_sweep(shapes, 32, data_size = 1e6), "`data_size` applies",
                      class = "agmem_error_argument")
   # The planners plan on the run they are given: more data held in R, a smaller batch.
-  expect_gt(ag_max_batch_size(mlp, "512 MiB"), ag_max_batch_size(mlp, "512 MiB",
-                                                                 data_size = "200 MB"))
+  expect_gt(ag_max_batch_size(mlp, "128 MiB"), ag_max_batch_size(mlp, "128 MiB",
+                                                                 data_size = "60 MB"))
   # The .Call entries check the run vector.
   flat <- agmem:::spec_ops(mlp)
   for (run in list(c(100, 0), c("100", "0", "0"), c(100, 0.5, 0), c(100, 0, -1), c(0, 0, 0))) {
