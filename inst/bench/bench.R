@@ -109,7 +109,7 @@ spec <- ag_dense_stack(c(784, 512, 512, 10), loss = "softmax_cross_entropy")
 for (i in 1:100) ag_training_memory(spec, 64, quiet = TRUE)
 m <- bench::mark(
   ag_training_memory = ag_training_memory(spec, 64, quiet = TRUE),
-  ag_max_batch_size = ag_max_batch_size(spec, "64 MiB"),
+  ag_max_batch_size = ag_max_batch_size(spec, "256 MiB"),
   ag_memory_sweep_12 = ag_memory_sweep(spec, 2^(0:11), "adam"),
   check = FALSE, min_iterations = 50, time_unit = "s"
 )
