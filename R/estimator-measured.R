@@ -23,10 +23,10 @@ measured_estimator <- function(x, device, given, arg) {
              "optimizer. Leave `optimizer` out.")
   }
   where <- planned_place(x$device)
-  check <- measured_check(x, where)
+  warn_check(x, where)
   new_estimator(list(
     device = x$device, dtype = NA_character_, where = where, line = line_of(x, where),
-    check = check, points = measured_points(x, where),
+    points = measured_points(x, where),
     other = list(host = line_of(x, "host"), device = line_of(x, "device")),
     floor = measured_floor(x, where), other_floor = c(host = measured_floor(x, "host"),
                                                       device = measured_floor(x, "device")),
@@ -34,15 +34,14 @@ measured_estimator <- function(x, device, given, arg) {
   ), "agmem_measured")
 }
 
-# The relative error of the measurement's check at `where` (the line fitted without the largest
-# batch size, tested there; ag_measure_training_memory()), NA without a check. When that line
-# under-predicted by more than `check_tolerance`, warns (agmem_warning_check): a plan on the
-# line may not hold.
-measured_check <- function(x, where) {
+# Warns (agmem_warning_check) when the measurement's check at `where` (the line fitted without
+# the largest batch size, tested there; ag_measure_training_memory()) under-predicted by more
+# than `check_tolerance`: a plan on the line may not hold. Silent without a check.
+warn_check <- function(x, where) {
   ck <- x$check
   if (!is.data.frame(ck) || !all(c("where", "relative_error", "batch_size") %in% names(ck)) ||
     !any(ck$where == where)) {
-    return(NA_real_)
+    return(invisible(NULL))
   }
   row <- ck[ck$where == where, ][1L, ]
   err <- as.double(row$relative_error)
@@ -55,7 +54,7 @@ measured_check <- function(x, where) {
       class = "check"
     )
   }
-  err
+  invisible(NULL)
 }
 
 # How far a measured line may under-predict its check before the planners warn: the tolerance
@@ -144,16 +143,16 @@ est_peak.agmem_measured <- function(est, b, optimizer) { # nolint: object_name_l
   max(est$floor, est$line[["fixed"]] + est$line[["per_sample"]] * b)
 }
 
-#' @export
 # The line's answer, kept within what was measured: never below a measured batch whose run (and
 # every smaller measured run) fit, never at or above one whose run did not; measured runs are
 # facts where the line is a fit.
+#' @export
 est_max_batch.agmem_measured <- function(est, limit, optimizer) { # nolint: object_name_linter.
   if (est$floor > limit) {
     return(0)
   }
   b <- .Call(agmem_max_batch_line, est$line[["fixed"]], est$line[["per_sample"]], limit)
-  if (is.null(est$points) || nrow(est$points) == 0L) {
+  if (nrow(est$points) == 0L) {
     return(b)
   }
   br <- measured_bracket(est$points, limit)

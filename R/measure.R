@@ -246,7 +246,7 @@ measure_search_runs <- 8L
 # .Machine$integer.max. Below the bracket it halves, above it quadruples, inside it takes the
 # geometric mean.
 next_search_batch <- function(points, limit) {
-  br <- measured_bracket(points[order(points$batch), , drop = FALSE], limit)
+  br <- measured_bracket(points, limit)
   lo <- br[["lo"]]
   hi <- br[["hi"]]
   b <- if (lo == 0) {
@@ -509,7 +509,6 @@ measure_child <- function(step, batch_size, device, steps, settle, args) {
   base <- status()
   peak_reset <- reset && base[["hwm"]] <= base[["rss"]] + 1024^2
 
-  device_peak <- 0
   warnings <- character(0)
   keep_warning <- function(w) {
     warnings <<- unique(c(warnings, conditionMessage(w)))

@@ -222,8 +222,9 @@ summary.ag_measured_memory <- function(object, budget = NULL, ...) {
     if (!(b > 0 && is.finite(b))) {
       return(NA_real_)
     }
-    if (!is.null(points) && b %in% points$batch) {
-      return(points$peak[[match(b, points$batch)]])
+    i <- if (is.null(points)) NA else match(b, points$batch)
+    if (!is.na(i)) {
+      return(points$peak[[i]])
     }
     max(floor, l[["fixed"]] + l[["per_sample"]] * b)
   }

@@ -201,13 +201,13 @@ static int host_regime(const agmem_model *m, const agmem_cells *c, double batch,
                                    c->bytes[AGMEM_OPTIMIZER_STATE][AGMEM_HOST]);
     if (allocated < persistent)
         allocated = persistent;
-    for (int i = 0; i < 5; i++)
+    for (int i = 0; i <= AGMEM_N_REGIME; i++)
         out[i] = NA_REAL;
     if (whole)
         whole_run(m, batch, allocated, out);
     else
         few_steps(m, collected, allocated, out);
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < AGMEM_N_REGIME; i++)
         if (!R_FINITE(out[i]))
             return 0;
     return 1;
