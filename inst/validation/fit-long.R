@@ -13,7 +13,11 @@
 #     and output units alike): agmem_live_rules' `retained` (the per-unit figure on the "input"
 #     and "matmul" rows, one of which every unit has);
 #   - the heap in use once R and ggmlR are loaded: the median of the heap at the start less the
-#     data set (four mini-batches of input and target, 8 bytes a double): heap_start.
+#     data set (four mini-batches of input and target, 8 bytes a double): heap_start;
+#   - the step's largest live heap (gc()'s "max used" over one step under gctorture(), less the
+#     heap at the start; measurements-step-max.csv, the same configurations run for 5 steps and
+#     one more under gctorture()), per parameter for each optimizer and per unit and sample as
+#     for the live bytes: agmem_live_rules' `step_max`.
 # Then it compares them with the table agmem was built with (agmem must be installed).
 
 here <- local({
@@ -22,21 +26,34 @@ here <- local({
 })
 args <- commandArgs(trailingOnly = TRUE)
 csv <- if (length(args)) args[[1L]] else file.path(here, "measurements-long-fit.csv")
-m <- utils::read.csv(csv, stringsAsFactors = FALSE)
-w <- lapply(strsplit(m$widths, "-", fixed = TRUE), as.numeric)
-m$inp <- vapply(w, function(x) x[1L], 0) * m$batch
-hid <- vapply(w, function(x) sum(x[-c(1L, length(x))]), 0) * m$batch
-out <- vapply(w, function(x) x[length(x)], 0) * m$batch
-m$hid_relu <- ifelse(m$activation == "relu", hid, 0)
-m$hid_tanh <- ifelse(m$activation == "tanh", hid, 0)
-m$out_mse <- ifelse(m$loss == "mse", out, 0)
-m$out_sce <- ifelse(m$loss == "softmax_cross_entropy", out, 0)
+step_csv <- if (length(args) > 1L) args[[2L]] else file.path(here, "measurements-step-max.csv")
+# The runs of a csv, with their units per sample by kind: input, hidden layers by activation,
+# output layer by loss (times the batch); `hid` and `out` all hidden and output units.
+read_runs <- function(path) {
+  m <- utils::read.csv(path, stringsAsFactors = FALSE)
+  w <- lapply(strsplit(m$widths, "-", fixed = TRUE), as.numeric)
+  m$inp <- vapply(w, function(x) x[1L], 0) * m$batch
+  m$hid <- vapply(w, function(x) sum(x[-c(1L, length(x))]), 0) * m$batch
+  m$out <- vapply(w, function(x) x[length(x)], 0) * m$batch
+  m$hid_relu <- ifelse(m$activation == "relu", m$hid, 0)
+  m$hid_tanh <- ifelse(m$activation == "tanh", m$hid, 0)
+  m$out_mse <- ifelse(m$loss == "mse", m$out, 0)
+  m$out_sce <- ifelse(m$loss == "softmax_cross_entropy", m$out, 0)
+  m
+}
+m <- read_runs(csv)
+hid <- m$hid
+out <- m$out
 m$live <- m$live_full - m$heap0
 m$over <- m$peak_100 - (m$heap_max - m$heap0)
-m$data <- vapply(w, function(x) x[1L] + x[length(x)], 0) * 4 * m$batch * 8
+m$data <- (m$inp + m$out) * 4 * 8
 
 live <- stats::lm(live ~ 0 + params:optimizer + inp + hid_relu + hid_tanh + out_mse + out_sce,
                   data = m[!is.na(m$live_full), ])
+st <- read_runs(step_csv)
+st$most <- st$live_step_max - st$heap0
+most <- stats::lm(most ~ 0 + params:optimizer + inp + hid_relu + hid_tanh + out_mse + out_sce,
+                  data = st)
 m$units <- m$inp + hid + out
 over <- stats::lm(over ~ 0 + params:optimizer + units, data = m)
 fitted <- c(
@@ -48,10 +65,20 @@ fitted <- c(
   stats::setNames(coef(over)[paste0("params:optimizer", c("adam", "sgd", "sgd_plain"))],
                   c("retained adam", "retained sgd", "retained sgd_plain")),
   `retained per unit` = coef(over)[["units"]],
-  heap_start = stats::median(m$heap0 - m$data)
+  heap_start = stats::median(m$heap0 - m$data),
+  stats::setNames(coef(most)[paste0("params:optimizer", c("adam", "sgd", "sgd_plain"))],
+                  c("step_max adam", "step_max sgd", "step_max sgd_plain")),
+  `step_max input` = coef(most)[["inp"]], `step_max relu layer` = coef(most)[["hid_relu"]],
+  `step_max tanh layer` = coef(most)[["hid_tanh"]],
+  `step_max mse output` = coef(most)[["out_mse"]],
+  `step_max softmax_cross_entropy output` = coef(most)[["out_sce"]]
 )
-cat(sprintf("%d runs (%d with a full collection)\n", nrow(m), sum(!is.na(m$live_full))))
-print(round(fitted, 1))
+cat(sprintf("%d runs (%d with a full collection); %d runs under gctorture()\n", nrow(m),
+            sum(!is.na(m$live_full)), nrow(st)))
+cat(sprintf("step_max fit: measured / fitted from %.3f to %.3f (median %.3f)\n",
+            min(st$most / fitted(most)), max(st$most / fitted(most)),
+            stats::median(st$most / fitted(most))))
+print(round(fitted, 2))
 
 if (requireNamespace("agmem", quietly = TRUE)) {
   rules <- agmem:::training_rules()
@@ -59,12 +86,18 @@ if (requireNamespace("agmem", quietly = TRUE)) {
   per <- function(opt, col) l[[col]][is.na(l$op) & l$optimizer == opt]
   op <- function(name) l$bytes[l$op %in% name]
   relu <- op("matmul") + op("add") + op("relu")
+  op_max <- function(name) l$step_max[l$op %in% name]
+  relu_max <- op_max("matmul") + op_max("add") + op_max("relu")
   table <- c(per("adam", "bytes"), per("sgd", "bytes"), per("sgd_plain", "bytes"), op("input"),
              relu, op("matmul") + op("add") + op("tanh"), op("matmul") + op("add") + op("loss_mse"),
              op("matmul") + op("add") + op("loss_softmax_cross_entropy"), per("adam", "retained"),
              per("sgd", "retained"), per("sgd_plain", "retained"),
              l$retained[l$op %in% "matmul"],
-             rules$gc$value[rules$gc$device == "cpu" & rules$gc$figure == "heap_start"])
+             rules$gc$value[rules$gc$device == "cpu" & rules$gc$figure == "heap_start"],
+             per("adam", "step_max"), per("sgd", "step_max"), per("sgd_plain", "step_max"),
+             op_max("input"), relu_max, op_max("matmul") + op_max("add") + op_max("tanh"),
+             op_max("matmul") + op_max("add") + op_max("loss_mse"),
+             op_max("matmul") + op_max("add") + op_max("loss_softmax_cross_entropy"))
   off <- abs(table - fitted) > pmax(0.051, 1e-4 * abs(fitted))
   cat(if (any(off)) "differs from src/rules.c:" else "src/rules.c holds these figures",
       names(fitted)[off], "\n")

@@ -29,7 +29,7 @@ here <- local({
 source(file.path(here, "harness.R"))
 opt <- read_args(list(widths = "64,32,8", batch = "16", optimizer = "adam", activation = "relu",
                       loss = "softmax_cross_entropy", steps = "100", variant = "grads",
-                      seed = "1", gcinfo = "false", samples = "0"))
+                      seed = "1", gcinfo = "false", samples = "0", torture = "false"))
 widths <- as.integer(strsplit(opt$widths, ",", fixed = TRUE)[[1]])
 batch <- as.integer(opt$batch)
 steps <- as.integer(opt$steps)
@@ -128,12 +128,31 @@ t0 <- proc.time()[["elapsed"]]
 gc_t0 <- sum(gc.time()[1:2])
 model <- build(widths, opt$activation)
 optimizer <- make_optimizer(model, opt$optimizer)
-train(model, optimizer, x, y, batch, steps, at = function(s) {
+# With --torture=true the loop runs one step more, under gctorture(): R collects before every
+# allocation, so "max used" over that step is the largest heap live at any point of a step of
+# the loop (plus the allocation being made); the heap after a collection just before it is what
+# a step leaves live. The figures of the run itself are read before it.
+torture <- identical(opt$torture, "true")
+live_between <- live_step_max <- NA_real_
+gc1 <- NULL
+train(model, optimizer, x, y, batch, steps + torture, at = function(s) {
   if (s %in% checkpoints) peaks[[paste0("peak_", s)]] <<- proc_kb("VmHWM") - baseline
+  if (s == steps) {
+    peak <<- proc_kb("VmHWM") - baseline
+    elapsed <<- proc.time()[["elapsed"]] - t0
+    gc_seconds <<- sum(gc.time()[1:2]) - gc_t0
+    invisible(gcinfo(FALSE))
+    gc1 <<- gc()
+  }
+  if (torture && s == steps) {
+    live_between <<- gc(reset = TRUE)["Vcells", "used"] * 8
+    gctorture(TRUE)
+  }
+  if (torture && s == steps + 1L) {
+    gctorture(FALSE)
+    live_step_max <<- gc()["Vcells", "max used"] * 8
+  }
 })
-elapsed <- proc.time()[["elapsed"]] - t0
-gc_seconds <- sum(gc.time()[1:2]) - gc_t0
-invisible(gcinfo(FALSE))
 sink(type = "message")
 close(gc_con)
 gc_lines <- readLines(gc_log)
@@ -147,15 +166,14 @@ n_full <- sum(level == 2L)
 if (identical(opt$gcinfo, "true")) writeLines(gc_lines, stderr())
 
 # 5. the end: the R heap's largest use and its trigger
-peak <- proc_kb("VmHWM") - baseline
-gc1 <- gc()
 params <- sum(as.double(widths[-length(widths)]) * widths[-1L] + widths[-1L])
 peak_fields <- paste(sprintf("%s=%.0f", names(peaks), peaks), collapse = ",")
 cat(sprintf(paste0("RESULT,widths=%s,batch=%d,optimizer=%s,activation=%s,loss=%s,device=cpu,",
                    "variant=%s,steps=%d,params=%.0f,baseline=%.0f,peak=%.0f,%s,heap0=%.0f,",
                    "trigger0=%.0f,heap_max=%.0f,trigger_end=%.0f,reset_ok=%s,seconds=%.2f,",
-                   "gc_seconds=%.2f,live_full=%.0f,n_gc=%d,n_full=%d\n"),
+                   "gc_seconds=%.2f,live_full=%.0f,n_gc=%d,n_full=%d,live_between=%.0f,",
+                   "live_step_max=%.0f\n"),
             paste(widths, collapse = "-"), batch, opt$optimizer, opt$activation, opt$loss,
             opt$variant, steps, params, baseline, peak, peak_fields, heap0, trigger0,
             gc1["Vcells", "max used"] * 8, gc1["Vcells", "gc trigger"] * 8, reset_ok, elapsed,
-            gc_seconds, live_full, n_gc, n_full))
+            gc_seconds, live_full, n_gc, n_full, live_between, live_step_max))

@@ -3,7 +3,10 @@
 #   Rscript inst/validation/validate-long.R --grid=long_subset          # what CI runs
 #   Rscript inst/validation/validate-long.R --grid=long_holdout --out=measurements-long-holdout.csv
 #   Rscript inst/validation/validate-long.R --from-csv=inst/validation/measurements-long-holdout.csv
-#   (--measure-only stops after measuring; --markdown prints the table in Markdown)
+#   Rscript inst/validation/validate-long.R --grid=long_fit --steps=5 --torture=true \
+#     --measure-only --out=measurements-step-max.csv    # the step's largest live heap
+#   (--measure-only stops after measuring; --markdown prints the table in Markdown; --torture
+#   runs one more step under gctorture(), see measure-long.R)
 #
 # Each configuration (grids.R, draw_long_grid()) runs in a fresh R process (measure-long.R):
 # 100 steps of the loop of ggmlR's autograd vignette. The table printed has the peak at steps 3,
@@ -22,7 +25,7 @@ source(file.path(here, "grids.R"))
 
 args <- commandArgs(trailingOnly = TRUE)
 opt <- list(grid = "long_subset", from_csv = "", out = "", measure_only = "false",
-            markdown = "false", steps = "100")
+            markdown = "false", steps = "100", torture = "false")
 for (a in args) {
   kv <- regmatches(a, regexec("^--([a-z_-]+)(=(.*))?$", a))[[1]]
   key <- gsub("-", "_", kv[2])
@@ -32,12 +35,13 @@ for (a in args) {
 
 # Runs one configuration in a fresh R process; returns its RESULT fields as a one-row data
 # frame, or NULL (with a message) when the process failed.
-measure_long <- function(cfg, steps) {
+measure_long <- function(cfg, steps, torture = "false") {
   rscript <- file.path(R.home("bin"), "Rscript")
   a <- c(file.path(here, "measure-long.R"), paste0("--widths=", gsub("-", ",", cfg$widths)),
          paste0("--batch=", cfg$batch), paste0("--optimizer=", cfg$optimizer),
          paste0("--activation=", cfg$activation), paste0("--loss=", cfg$loss),
-         paste0("--variant=", cfg$variant), paste0("--steps=", steps))
+         paste0("--variant=", cfg$variant), paste0("--steps=", steps),
+         paste0("--torture=", torture))
   out <- suppressWarnings(system2(rscript, a, stdout = TRUE, stderr = TRUE))
   line <- grep("^RESULT,", out, value = TRUE)
   if (length(line) != 1L) {
@@ -65,7 +69,7 @@ if (nzchar(opt$from_csv)) {
   rows <- list()
   t0 <- proc.time()[["elapsed"]]
   for (i in seq_len(nrow(g))) {
-    r <- measure_long(g[i, ], as.integer(opt$steps))
+    r <- measure_long(g[i, ], as.integer(opt$steps), opt$torture)
     if (is.null(r)) next
     rows[[length(rows) + 1L]] <- r
     if (nzchar(opt$out)) {
