@@ -6,8 +6,9 @@
 #'   `ag_estimate_training_memory(shapes, b, optimizer, activation_frac)$total`;
 #' * a model (an `"ag_model_spec"` from [ag_dense_stack()] or [ag_model_spec()],
 #'   or a ggmlR model, read by [ag_model_spec()]): the peak predicted by
-#'   [ag_training_memory()], its `host_peak` with `device = "cpu"` and its
-#'   `device_peak` with `device = "gpu"`;
+#'   [ag_training_memory()], its `host_high` with `device = "cpu"` (the highest
+#'   peak of the run: the step's largest live heap, R's trigger at the top of
+#'   the range it can settle in) and its `device_peak` with `device = "gpu"`;
 #' * a measurement (an `"ag_measured_memory"` from
 #'   `ag_measure_training_memory()`): the line fitted to it, `fixed +
 #'   per_sample * b`, on the host for a measurement on the CPU and on the
@@ -103,8 +104,8 @@
 #'
 #' # The peak at that batch fits; one more sample does not:
 #' b <- ag_max_batch_size(spec, "256 MiB")
-#' ag_training_memory(spec, b, quiet = TRUE)$host_peak <= 256 * 1024^2
-#' ag_training_memory(spec, b + 1, quiet = TRUE)$host_peak <= 256 * 1024^2
+#' ag_training_memory(spec, b, quiet = TRUE)$host_high <= 256 * 1024^2
+#' ag_training_memory(spec, b + 1, quiet = TRUE)$host_high <= 256 * 1024^2
 #'
 #' # ggmlR's formula on plain shapes (optimistic: see above):
 #' shapes <- ag_dense_shapes(c(784, 512, 512, 10))

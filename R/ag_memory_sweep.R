@@ -32,8 +32,8 @@
 #'     device for `"gpu"`; 0 where a component has no bytes there): `weights`,
 #'     `gradients`, `optimizer_state`, `master_weights`, `step_transients`,
 #'     `build_transients`, `activations`, `activation_gradients`, then
-#'     `host_peak` and `device_peak`, each identical to what
-#'     [ag_training_memory()] returns for that row;
+#'     `host_peak`, `host_high` (planned on with `"cpu"`) and `device_peak`,
+#'     each identical to what [ag_training_memory()] returns for that row;
 #'   * a measurement: `optimizer` (`"measured"`), `batch_size`, `fixed` and
 #'     `variable` (the planned line's fixed part and `per_sample * batch_size`),
 #'     `host_peak` and `device_peak` (each line at that batch).

@@ -44,32 +44,38 @@
 #' measured on the CPU backend, and the softmax layer, which a dense stack does
 #' not have).
 #'
-#' On the host with `device = "cpu"`, R's garbage collector decides the peak. R
-#' collects only when its vector heap reaches a trigger, which starts at 64 MiB
-#' and grows with the heap that survives a collection. The host peak is
-#' therefore the smallest of two figures: the bytes allocated while building the
-#' model and running three steps (counted from ggmlR's source, scaled as
-#' measured), which is the peak when nothing has been collected yet; and the
-#' larger of the first trigger's headroom and the heap once collections run (the
-#' sum of the host components). `host_regime` says which one binds. The three
-#' steps are the validation's protocol. A longer run peaks higher, as R's
-#' collector raises its trigger with the heap that survives: over 50 steps (30
-#' configurations, `inst/validation/measurements-long50.csv`) the measured host
-#' peak was 1.11 to 2.72 times (median 1.49) the predicted `host_peak`. Plan a
-#' long run with that margin (`margin` of [ag_max_batch_size()]), or measure
-#' it with [ag_measure_training_memory()].
+#' On the host with `device = "cpu"`, R's garbage collector decides the peak of
+#' a run. R collects only when its vector heap reaches a trigger, which starts
+#' at 64 MiB and, after a full collection that finds much of the heap live,
+#' grows (R's `src/main/memory.c`). Over a run of `steps` steps the heap climbs
+#' to the trigger between collections, so the peak is where the trigger
+#' settles for the bytes live at R's collections, plus what the C allocator
+#' keeps of the blocks R frees; a run too short to fill the heap peaks at what
+#' it allocated. That is `host_peak`, and `host_regime` has its parts. Where
+#' the trigger settles depends on its history (the creation of the data, the
+#' session's work before the loop), which agmem cannot see: it lies between
+#' 1/0.7 and 1.2/0.7 of the heap needed (R's `R_VGrowFrac` and
+#' `R_VGrowIncrFrac`). `host_high` is the highest peak of the run: the step's
+#' largest live heap (measured under `gctorture()`) with the trigger at the top
+#' of that range. [ag_max_batch_size()], [ag_memory_sweep()]'s summary and its
+#' plot plan on `host_high`. With `steps <= 3` the figures are those of the
+#' first three steps, the protocol of the three-step validation, and
+#' `host_high` is `host_peak`.
 #'
-#' Measured in `inst/validation` (ggmlR 0.8.8.1, R 4.2.2, 2 cores): on
-#' configurations outside the fit grid, the device pools are predicted within
-#' 2%; the host peak, whose garbage is R's collector's choice, less closely (see
-#' the validation table in the README).
+#' Measured in `inst/validation` (ggmlR 0.8.8.1, R 4.2.2, 2 cores; see
+#' `vignette("checks")`): on configurations outside the fit grid, the device
+#' pools are predicted within 2%; the peak of a 100-step run, whose garbage is
+#' R's collector's choice, less closely.
 #'
 #' Layers that agmem does not model (see [ag_model_spec()]) have their
 #' parameters counted but not their activations: they are listed in
 #' `uncovered`, and the peak is then a lower bound.
 #'
-#' @return Invisibly, a list of class `"ag_training_memory"`: `host_peak` and
-#'   `device_peak` (bytes; `device_peak` is 0 with `device = "cpu"`),
+#' @return Invisibly, a list of class `"ag_training_memory"`: `host_peak`,
+#'   `host_high` (the highest host peak of the run, which the planners plan on;
+#'   `host_peak` itself for a run of up to three steps and with `device =
+#'   "gpu"`) and `device_peak` (bytes; `device_peak` is 0 with `device =
+#'   "cpu"`),
 #'   `components` (a data frame with the columns `component` (`"weights"`,
 #'   `"gradients"`, `"optimizer_state"`, `"master_weights"`,
 #'   `"step_transients"`, `"build_transients"`, `"activations"`,
@@ -77,12 +83,15 @@
 #'   `basis` (`"measured"`, or `"source only"` when any rule behind the figure
 #'   is)), `params`, `batch_size`, `optimizer`, `device`, `dtype`, `loss`,
 #'   `uncovered` (from the spec), `source_only` (`TRUE` when any figure is
-#'   source only) and `host_regime`: with `device = "cpu"`, a list of
-#'   `allocated` (bytes allocated by building and three steps, as measured),
-#'   `headroom` (the collector's first trigger), `collected` (the sum of the
-#'   host components) and `binding` (`"allocated"`, `"headroom"` or
-#'   `"collected"`: the one that is the host peak); `NULL` with `"gpu"`, whose
-#'   host peak is the sum of its components; and `beyond_validated`, what of
+#'   source only) and `host_regime`: for a whole run, a list of `run` (`"whole
+#'   run"`), `steps`, `data_size`, `live` (the bytes live at R's collections),
+#'   `trigger` (where R's trigger settles), `ceiling` (the resident memory it
+#'   allows), `allocated` (the bytes the run allocates) and `binding`
+#'   (`"collector"` or `"allocated"`: the one that is the host peak); for a
+#'   run of a few steps (and with `"gpu"`), `run` (`"few steps"`), `steps`,
+#'   `allocated`, `headroom` (the collector's first trigger), `collected` (the
+#'   sum of the host components) and `binding` (`"allocated"`, `"headroom"`
+#'   or `"collected"`); and `beyond_validated`, what of
 #'   the figure lies beyond the range the model was validated on (a batch size,
 #'   a layer width or a parameter count larger than any measured; empty when
 #'   nothing does). Unless `quiet`, the report of
@@ -105,6 +114,7 @@
 #' # The figures only:
 #' mem <- ag_training_memory(spec, 256, optimizer = "sgd", quiet = TRUE)
 #' mem$host_peak
+#' mem$host_high
 #' mem$components
 #'
 #' \dontrun{
@@ -135,7 +145,8 @@ ag_training_memory <- function(model, batch_size = 32L, optimizer = c("adam", "s
     class = "data.frame", row.names = seq_along(fig$bytes)
   )
   out <- structure(list(
-    host_peak = fig$host_peak, device_peak = fig$device_peak, components = components,
+    host_peak = fig$host_peak, host_high = planned_host(fig), device_peak = fig$device_peak,
+    components = components,
     params = fig$params, batch_size = as.double(batch_size), optimizer = optimizer,
     device = device, dtype = dtype, loss = spec$loss, uncovered = spec$uncovered,
     source_only = any(fig$source_only), host_regime = host_regime(fig, run)
@@ -234,7 +245,8 @@ format.ag_training_memory <- function(x, units = "iec", ...) {
   )
   r <- x$host_regime
   if (!is.null(r) && r$run == "whole run") {
-    regime_bytes <- format_bytes_scaled(c(r$live, r$trigger, r$allocated, r$data_size), units)
+    regime_bytes <- format_bytes_scaled(c(r$live, r$trigger, r$allocated, r$data_size, x$host_high),
+                                        units)
     lines <- c(
       lines,
       sprintf("  (a run of %s steps, %s of data held in R: live at R's collections %s;",
@@ -246,7 +258,10 @@ format.ag_training_memory <- function(x, units = "iec", ...) {
         "R's heap at that trigger, as resident memory"
       } else {
         "what the run allocates"
-      })
+      }),
+      sprintf("highest peak of the run %s (planned on: the step's largest live heap, R's",
+              regime_bytes[[5L]]),
+      "  trigger at the top of the range it can settle in)"
     )
   } else if (!is.null(r)) {
     regime_bytes <- format_bytes_scaled(c(r$allocated, r$headroom, r$collected), units)

@@ -40,9 +40,12 @@ model_estimator <- function(x, device, dtype, given, arg, lower_bound = FALSE, s
     warn_lower_bound(spec, arg)
   }
   where <- planned_place(device)
+  # On the host, the planners plan on the highest peak of the run (host_high), which is the
+  # host peak itself in a run of a few steps.
   new_estimator(list(
     spec = spec, flat = spec_ops(spec), device = device, dtype = dtype, where = where,
-    column = paste0(where, "_peak"), label = paste(where, "peak"),
+    column = if (where == "host") "host_high" else "device_peak",
+    label = if (where == "host") "highest host peak" else "device peak",
     lower_bound = length(spec$uncovered) > 0L,
     params = .Call(agmem_estimate, spec$shapes, 0L, 0, 1)[[1L]],
     run = model_run(spec, steps, data_size)
@@ -79,9 +82,16 @@ model_figures <- function(est, optimizer, b) {
         est$device, est$dtype, est$run)
 }
 
+# The host figure the planners plan on: host_high, or host_peak on a device without the
+# collector's figures (where host_high is NA).
+planned_host <- function(fig) {
+  if (is.na(fig$host_high)) fig$host_peak else fig$host_high
+}
+
 #' @export
 est_peak.agmem_model <- function(est, b, optimizer) { # nolint: object_name_linter.
-  model_figures(est, optimizer, b)[[est$column]]
+  fig <- model_figures(est, optimizer, b)
+  if (est$column == "host_high") planned_host(fig) else fig[[est$column]]
 }
 
 #' @export
@@ -91,7 +101,7 @@ est_max_batch.agmem_model <- function(est, limit, optimizer) { # nolint: object_
 }
 
 # One row per optimizer (outer) and batch size (inner): params, the bytes of each component at
-# the planned place (0 where it has none), host_peak and device_peak, each as
+# the planned place (0 where it has none), host_peak, host_high and device_peak, each as
 # ag_training_memory() returns it.
 #' @export
 est_sweep.agmem_model <- function(est, batch_size, optimizer) { # nolint: object_name_linter.
@@ -102,12 +112,12 @@ est_sweep.agmem_model <- function(est, batch_size, optimizer) { # nolint: object
       fig <- model_figures(est, opt, batch)
       here <- fig$where == est$where
       bytes <- vapply(parts, function(p) sum(fig$bytes[here & fig$component == p]), 0)
-      c(fig$params, bytes, fig$host_peak, fig$device_peak)
+      c(fig$params, bytes, fig$host_peak, planned_host(fig), fig$device_peak)
     })
     do.call(rbind, one)
   })
   values <- as.data.frame(do.call(rbind, rows))
-  names(values) <- c("params", parts, "host_peak", "device_peak")
+  names(values) <- c("params", parts, "host_peak", "host_high", "device_peak")
   cbind(
     data.frame(optimizer = rep(optimizer, each = length(b)),
                batch_size = rep(b, times = length(optimizer)), stringsAsFactors = FALSE),

@@ -196,13 +196,15 @@ enum { AGMEM_GC_STEPS, AGMEM_GC_ALLOC_SCALE, AGMEM_GC_ALLOC_OFFSET, AGMEM_GC_HEA
 
 /* Bytes live at R's full collections during a whole run, per parameter (op NULL) for an
    optimizer, or per unit and sample for an op, on a device; `retained` is the bytes per
-   parameter, or per unit and sample, the C allocator keeps over R's heap (see rules.c). */
+   parameter, or per unit and sample, the C allocator keeps over R's heap; `step_max` the bytes
+   live at the most of any point of a step (see rules.c). */
 typedef struct {
     int device, optimizer;
     const char *op;
     double bytes;
     const char *cite;
     double retained;
+    double step_max;
 } agmem_live_rule;
 typedef struct {
     int device, figure;
@@ -268,8 +270,10 @@ typedef struct {
     double data;                /* bytes of data the session holds in R's heap */
     double live_fixed;          /* live bytes at a collection that do not grow with the batch */
     double retained;            /* bytes the C allocator keeps over R's heap */
-    const double *live_unit;    /* per op: live bytes per unit and sample ... */
-    const double *kept_unit;    /* ... and the C allocator's bytes over them */
+    double max_fixed;           /* the step's largest live heap that does not grow with the batch */
+    const double *live_unit;    /* per op: live bytes per unit and sample, ... */
+    const double *kept_unit;    /* ... the C allocator's bytes over them ... */
+    const double *max_unit;     /* ... and the step's largest live bytes per unit and sample */
 } agmem_model;
 
 /* Why agmem_model_eval() stopped: the code, and the op (0-based) or component it concerns. */
@@ -283,7 +287,7 @@ typedef struct {
 
 void agmem_model_read(SEXP shapes, SEXP units, SEXP ops, SEXP optimizer, SEXP device,
                       SEXP dtype, SEXP run, agmem_model *m);
-#define AGMEM_N_REGIME 4
+#define AGMEM_N_REGIME 5
 int agmem_model_eval(const agmem_model *m, double batch, agmem_cells *c,
                      double peak[AGMEM_N_WHERE], double regime[AGMEM_N_REGIME],
                      agmem_model_fail *fail);

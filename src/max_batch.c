@@ -78,9 +78,11 @@ typedef struct {
 } model_plan;
 
 /* Whether the model's peak at `where`, at batch b, is within the limit: the figure
-   agmem_training_memory() returns at b. Each cell is a sum of correctly rounded products of
-   non-negative factors, one of them b, so the peak never decreases as b grows. A figure that
-   overflows (agmem_training_memory() refuses it) does not fit. */
+   agmem_training_memory() returns at b, on the host its host_high (the highest peak of the run)
+   where the device has gc figures. Each cell is a sum of correctly rounded products of
+   non-negative factors, one of them b, and R's trigger grows with what it is given, so the peak
+   never decreases as b grows. A figure that overflows (agmem_training_memory() refuses it) does
+   not fit. */
 static int model_fits(const void *ctx, double b)
 {
     const model_plan *p = ctx;
@@ -89,11 +91,14 @@ static int model_fits(const void *ctx, double b)
     agmem_model_fail fail;
     if (agmem_model_eval(p->model, b, &cells, peak, regime, &fail) != AGMEM_MODEL_OK)
         return 0;
-    return peak[p->where] <= p->limit;
+    double planned = peak[p->where];
+    if (p->where == AGMEM_HOST && !ISNAN(regime[AGMEM_N_REGIME - 1]))
+        planned = regime[AGMEM_N_REGIME - 1];
+    return planned <= p->limit;
 }
 
 /* .Call entry of ag_max_batch_size() for a model: the largest whole b in [1, INT_MAX] for which
-   the peak of agmem_training_memory() at b (host_peak on device "cpu", device_peak on "gpu") is
+   the peak of agmem_training_memory() at b (host_high on device "cpu", device_peak on "gpu") is
    <= limit bytes, as a double; 0 when batch 1 does not fit; Inf when no rule makes that peak
    grow with the batch and it fits. Accepts shapes, units, ops, optimizer, device, dtype and run as
    agmem_model_read() does and a finite limit >= 0; refuses anything else with an R error. */

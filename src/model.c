@@ -113,6 +113,7 @@ static void few_steps(const agmem_model *m, double collected, double allocated, 
     out[1] = collected;
     out[2] = allocated;
     out[3] = fig[AGMEM_GC_HEADROOM];
+    out[5] = out[0];
 }
 
 /* R's vector-heap trigger once a run has settled: the size R_VSize reaches when each full
@@ -136,6 +137,29 @@ static double settled_trigger(const double *fig, double needed)
     return v;
 }
 
+/* The top of the range R's vector-heap trigger settles in over a long run whose full
+   collections find at most `needed` bytes in use (the live heap and the allocation that set the
+   collection off). AdjustHeapSize() in R's src/main/memory.c grows the trigger by
+   R_VGrowIncrMin plus R_VGrowIncrFrac of itself only while the heap needed (needed plus
+   R_MinFreeFrac of R_VSIZE) is more than R_VGrowFrac of it, or sets it to the heap needed when
+   that is more than the trigger, then grows it. So the last growth starts from below
+   needed / R_VGrowFrac, and the trigger ends below (1 + R_VGrowIncrFrac) times that plus
+   R_VGrowIncrMin, and never below R_VSIZE. Where in the range it ends depends on the trigger's
+   history before the loop (the data's creation, the session's work), which agmem cannot see;
+   settled_trigger() gives its place on a trigger grown from R_VSIZE. Returns the top in bytes
+   (Inf when needed is not finite). Plain C. */
+static double trigger_top(const double *fig, double needed)
+{
+    double v = fig[AGMEM_GC_VSIZE];
+    needed = agmem_keep(needed + agmem_keep(fig[AGMEM_GC_MIN_FREE_FRAC] * v));
+    if (!R_FINITE(needed))
+        return R_PosInf;
+    double below = agmem_keep(needed / fig[AGMEM_GC_GROW_FRAC]);
+    double top = agmem_keep(agmem_keep(below + agmem_keep(fig[AGMEM_GC_GROW_INCR_FRAC] * below)) +
+                            fig[AGMEM_GC_GROW_INCR_MIN]);
+    return top > v ? top : v;
+}
+
 /* The host peak of a whole run, for a device with the gc figures of that regime
    (AGMEM_GC_WHOLE_RUN). The heap in use when the loop starts is R's and ggmlR's (heap_start)
    and the data the session holds (m->data); each step leaves garbage that R keeps until its heap
@@ -148,15 +172,20 @@ static double settled_trigger(const double *fig, double needed)
    block freed, so later blocks come from its heap, which it does not give back while it is
    fragmented). A run too short to fill the heap peaks at what it allocated:
        peak = min(allocated, trigger - heap_start - data + kept).
-   Writes peak, live, allocated, the ceiling and the trigger into out. Plain C. */
+   The highest peak the run can reach (`high`, what the planners plan on) takes the step's
+   largest live heap (the max rules, which count the allocation that sets a collection off) and
+   the top of the trigger's range for it (trigger_range()), never below the peak:
+       high = max(peak, min(allocated, top - heap_start - data + kept)).
+   Writes peak, live, allocated, the ceiling, the trigger and high into out. Plain C. */
 static void whole_run(const agmem_model *m, double batch, double allocated, double *out)
 {
     const double *fig = m->gc;
-    double live = m->live_fixed, kept = m->retained, widest = m->largest;
+    double live = m->live_fixed, kept = m->retained, widest = m->largest, most = m->max_fixed;
     for (R_xlen_t i = 0; i < m->n_ops; i++) {
         double units = agmem_keep(m->units[i] * batch);
         live = agmem_keep(live + agmem_keep(units * m->live_unit[i]));
         kept = agmem_keep(kept + agmem_keep(units * m->kept_unit[i]));
+        most = agmem_keep(most + agmem_keep(units * m->max_unit[i]));
         if (units > widest)
             widest = units;
     }
@@ -164,11 +193,16 @@ static void whole_run(const agmem_model *m, double batch, double allocated, doub
     double needed = agmem_keep(agmem_keep(start + live) + agmem_keep(8.0 * widest));
     double trigger = settled_trigger(fig, needed);
     double ceiling = agmem_keep(agmem_keep(trigger - start) + kept);
+    double top = trigger_top(fig, agmem_keep(start + most));
+    double high = agmem_keep(agmem_keep(top - start) + kept);
     out[0] = allocated < ceiling ? allocated : ceiling;
+    if (allocated < high)
+        high = allocated;
     out[1] = live;
     out[2] = allocated;
     out[3] = ceiling;
     out[4] = trigger;
+    out[5] = high > out[0] ? high : out[0];
 }
 
 /* Whether model m's host peak is a whole run's (whole_run()) rather than a few steps'
@@ -207,8 +241,8 @@ static int host_regime(const agmem_model *m, const agmem_cells *c, double batch,
         whole_run(m, batch, allocated, out);
     else
         few_steps(m, collected, allocated, out);
-    for (int i = 0; i < AGMEM_N_REGIME; i++)
-        if (!R_FINITE(out[i]))
+    for (int i = 0; i <= AGMEM_N_REGIME; i++)
+        if (!R_FINITE(out[i]) && !(i == 4 && !whole))
             return 0;
     return 1;
 }
@@ -297,9 +331,11 @@ void agmem_model_read(SEXP shapes, SEXP units, SEXP ops, SEXP optimizer, SEXP de
     read_run(run, m);
     double *live = (double *) R_alloc(n_ops > 0 ? (size_t) n_ops : 1, sizeof(double));
     double *kept = (double *) R_alloc(n_ops > 0 ? (size_t) n_ops : 1, sizeof(double));
+    double *most = (double *) R_alloc(n_ops > 0 ? (size_t) n_ops : 1, sizeof(double));
     for (R_xlen_t i = 0; i < n_ops; i++) {
         live[i] = 0.0;
         kept[i] = 0.0;
+        most[i] = 0.0;
     }
     for (R_xlen_t j = 0; j < agmem_n_live_rules; j++) {
         const agmem_live_rule *r = &agmem_live_rules[j];
@@ -309,6 +345,7 @@ void agmem_model_read(SEXP shapes, SEXP units, SEXP ops, SEXP optimizer, SEXP de
             if (r->optimizer == AGMEM_ANY || r->optimizer == opt) {
                 m->live_fixed = agmem_keep(m->live_fixed + agmem_keep(params * r->bytes));
                 m->retained = agmem_keep(m->retained + agmem_keep(params * r->retained));
+                m->max_fixed = agmem_keep(m->max_fixed + agmem_keep(params * r->step_max));
             }
             continue;
         }
@@ -316,13 +353,15 @@ void agmem_model_read(SEXP shapes, SEXP units, SEXP ops, SEXP optimizer, SEXP de
             if (strcmp(agmem_unit_rules[first[i]].op, r->op) == 0) {
                 live[i] += r->bytes;
                 kept[i] += r->retained;
+                most[i] += r->step_max;
             }
     }
-    if (!R_FINITE(m->live_fixed) || !R_FINITE(m->retained))
+    if (!R_FINITE(m->live_fixed) || !R_FINITE(m->retained) || !R_FINITE(m->max_fixed))
         agmem_abort(AGMEM_E_OVERFLOW,
                     "The model's %.6g parameters make its byte counts overflow a double.", params);
     m->live_unit = live;
     m->kept_unit = kept;
+    m->max_unit = most;
 }
 
 /* The figures of model m (from agmem_model_read()) at batch size `batch` (a whole number >= 1):
@@ -396,7 +435,8 @@ int agmem_model_eval(const agmem_model *m, double batch, agmem_cells *c,
    then where order, the columns component, where, bytes and source_only; then the host regime's
    parts: host_held (the bytes live at a collection in a whole run, the sum of the host cells in
    a few steps), host_allocated, host_bound (the collector's ceiling, or the first trigger's
-   headroom), host_trigger (R's settled trigger; NA in a few steps), all NA on a device without
+   headroom), host_trigger (R's settled trigger; NA in a few steps), host_high (the highest peak
+   of the run, what the planners plan on; the peak in a few steps), all NA on a device without
    gc figures, and host_run ("whole run", "few steps" or NA). Refuses what agmem_model_read()
    refuses and any figure that is not finite, with an R error naming the argument. */
 SEXP agmem_training_memory(SEXP shapes, SEXP units, SEXP ops, SEXP batch_size, SEXP optimizer,
@@ -434,7 +474,7 @@ SEXP agmem_training_memory(SEXP shapes, SEXP units, SEXP ops, SEXP batch_size, S
 
     const char *names[] = {"params", "host_peak", "device_peak", "component", "where", "bytes",
                            "source_only", "host_held", "host_allocated", "host_bound",
-                           "host_trigger", "host_run", ""};
+                           "host_trigger", "host_high", "host_run", ""};
     SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
     SET_VECTOR_ELT(out, 0, Rf_ScalarReal(m.params));
     SET_VECTOR_ELT(out, 1, Rf_ScalarReal(peak[AGMEM_HOST]));
@@ -449,7 +489,7 @@ SEXP agmem_training_memory(SEXP shapes, SEXP units, SEXP ops, SEXP batch_size, S
     SET_VECTOR_ELT(out, 6, source);
     for (int i = 0; i < AGMEM_N_REGIME; i++)
         SET_VECTOR_ELT(out, 7 + i, Rf_ScalarReal(regime[i]));
-    SET_VECTOR_ELT(out, 11, Rf_ScalarString(
+    SET_VECTOR_ELT(out, 12, Rf_ScalarString(
         !m.has_gc ? NA_STRING : run_is_whole(&m) ? Rf_mkChar("whole run") :
         Rf_mkChar("few steps")));
     int r = 0;

@@ -396,53 +396,67 @@ const R_xlen_t agmem_n_gc_rules = sizeof agmem_gc_rules / sizeof agmem_gc_rules[
  * per optimizer and over all units. It is the C
  * allocator's: with MALLOC_MMAP_THRESHOLD_=131072 (glibc's threshold fixed, every large block
  * mapped and unmapped) a 512-2048-1024 adam run peaked at 318.8 MB, against 394.1 MB with
- * glibc's default dynamic threshold, for the same R heap. */
+ * glibc's default dynamic threshold, for the same R heap.
+ * `step_max`, per parameter and per unit and sample: the largest heap live at any point of a
+ * step of the loop, by least squares on the same 128 configurations run for 5 steps and one
+ * more under gctorture() (measurements-step-max.csv: gc()'s "max used" over that step, less the
+ * heap at the start; R collects before every allocation, so it is the live heap plus the
+ * allocation being made, to the byte). It is measured exactly where the live heap at full
+ * collections is a sample: over the fit grid that sample was 0.51 to 0.99 of it (median 0.89).
+ * The planners plan on it (model.c, whole_run()). Per unit and sample it is 15.95 for the input,
+ * 91.59 for a relu layer, 93.93 for a tanh layer, 94.56 for an output layer with mse and 159.23
+ * with softmax cross-entropy. */
 const agmem_live_rule agmem_live_rules[] = {
-    /* device, optimizer, op (NULL: per parameter), bytes, cite, retained */
+    /* device, optimizer, op (NULL: per parameter), bytes, cite, retained, step_max */
     {CPU, ADAM, NULL, 46.1,
      "issue #15 measurement (long fit grid): live bytes per parameter with optimizer_adam(): "
      "weight, gradient, m and v (32) and the update's temporaries; retained by the allocator: "
-     "22.5", 22.5},
+     "22.5; the step's largest: 53.78 (gctorture())", 22.5, 53.78},
     {CPU, SGD, NULL, 30.4,
      "issue #15 measurement (long fit grid): live bytes per parameter with optimizer_sgd() and "
      "momentum: weight, gradient, velocity (24) and the update's temporaries; retained by the "
-     "allocator: 9.9", 9.9},
+     "allocator: 9.9; the step's largest: 33.70", 9.9, 33.70},
     {CPU, SGD_PLAIN, NULL, 28.3,
      "issue #15 measurement (long fit grid): live bytes per parameter with optimizer_sgd() "
      "without momentum: weight, gradient, the velocity it still allocates (24) and the "
-     "update's temporaries; retained by the allocator: 6.3", 6.3},
+     "update's temporaries; retained by the allocator: 6.3; the step's largest: 32.28", 6.3,
+     32.28},
     {CPU, ANY, "input", 9.5,
      "issue #15 measurement (long fit grid): per input unit and sample, the mini-batch and its "
-     "ag_tensor(); retained by the allocator: 3.5, as every unit", 3.5},
+     "ag_tensor(); retained by the allocator: 3.5, as every unit; the step's largest: 15.95",
+     3.5, 15.95},
     {CPU, ANY, "matmul", 33,
      "issue #15 measurement (long fit grid): half of a relu layer's live bytes per output unit "
      "and sample (66.0 fitted): the product and its gradient on the tape; retained by the "
      "allocator: 3.5 per unit and sample, input, hidden and output units alike (the step's "
-     "batch-sized blocks)", 3.5},
+     "batch-sized blocks); the step's largest: half of 91.59", 3.5, 45.8},
     {CPU, ANY, "add", 33,
-     "issue #15 measurement (long fit grid): the other half: the broadcast bias and the sum"},
+     "issue #15 measurement (long fit grid): the other half: the broadcast bias and the sum",
+     0, 45.79},
     {CPU, ANY, "relu", 0,
      "issue #15 measurement (long fit grid): a relu layer's live bytes are its matmul's and "
      "add's (the fit cannot tell them apart: every layer of the grid has an activation or a "
-     "loss), relu's mask with them"},
+     "loss), relu's mask with them", 0, 0},
     {CPU, ANY, "tanh", 30.3,
      "issue #15 measurement (long fit grid): a tanh layer's live bytes per unit and sample (96.3 "
-     "fitted) over a relu layer's"},
+     "fitted) over a relu layer's; the step's largest: 93.93 over 91.59", 0, 2.34},
     {CPU, ANY, "sigmoid", 30.3,
      "issue #15 measurement (long fit grid): as tanh (sigmoid was not in the long grids; its "
-     "backward keeps the same kind of multiplier, R/autograd.R:672-684)"},
+     "backward keeps the same kind of multiplier, R/autograd.R:672-684)", 0, 2.34},
     {CPU, ANY, "softmax", 30.3,
      "issue #15 measurement (long fit grid): as tanh (a dense stack has no softmax layer; not in "
-     "the long grids)"},
+     "the long grids)", 0, 2.34},
     {CPU, ANY, "loss_mse", 24.7,
      "issue #15 measurement (long fit grid): the output layer's live bytes per unit and sample "
-     "with ag_mse_loss() (90.7 fitted) over a relu layer's"},
+     "with ag_mse_loss() (90.7 fitted) over a relu layer's; the step's largest: 94.56 over "
+     "91.59", 0, 2.97},
     {CPU, ANY, "loss_cross_entropy", 88.1,
      "issue #15 measurement (long fit grid): as softmax cross-entropy (cross_entropy was not in "
-     "the long grids; it computes in R doubles the same way, R/autograd.R:831-849)"},
+     "the long grids; it computes in R doubles the same way, R/autograd.R:831-849)", 0, 67.64},
     {CPU, ANY, "loss_softmax_cross_entropy", 88.1,
      "issue #15 measurement (long fit grid): the output layer's live bytes per unit and sample "
-     "with ag_softmax_cross_entropy_loss() (154.1 fitted) over a relu layer's"},
+     "with ag_softmax_cross_entropy_loss() (154.1 fitted) over a relu layer's; the step's "
+     "largest: 159.23 over 91.59", 0, 67.64},
 };
 const R_xlen_t agmem_n_live_rules = sizeof agmem_live_rules / sizeof agmem_live_rules[0];
 

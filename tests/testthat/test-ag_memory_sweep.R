@@ -117,7 +117,7 @@ test_that("a model's sweep has every figure of ag_training_memory() for its rows
       expect_s3_class(sweep, c("ag_memory_sweep", "data.frame"), exact = TRUE)
       expect_identical(names(sweep), c("optimizer", "batch_size", "params",
                                        agmem:::registry_names("components"), "host_peak",
-                                       "device_peak"))
+                                       "host_high", "device_peak"))
       expect_identical(sweep$optimizer, rep(opts, each = length(batches)))
       expect_identical(sweep$batch_size, rep(as.double(batches), length(opts)))
       where <- if (device == "gpu") "device" else "host"
@@ -125,6 +125,7 @@ test_that("a model's sweep has every figure of ag_training_memory() for its rows
         mem <- ag_training_memory(spec, sweep$batch_size[[r]], sweep$optimizer[[r]], device, dtype,
                                   quiet = TRUE)
         expect_identical(sweep$host_peak[[r]], mem$host_peak)
+        expect_identical(sweep$host_high[[r]], mem$host_high)
         expect_identical(sweep$device_peak[[r]], mem$device_peak)
         expect_identical(sweep$params[[r]], mem$params)
         here <- mem$components[mem$components$where == where, ]

@@ -250,14 +250,15 @@ test_that("a model's sweep stacks its components at the planned place and plans 
     polygons <- calls_to(d, "C_polygon")
     # weights, gradients, optimizer state, transients, activations: no master weights on the host.
     expect_length(polygons, 5L)
-    # The stack is the components of a step; the line, the whole run's host peak.
+    # The stack is the components of a step; the line, the whole run's highest host peak,
+    # which the planners plan on.
     top <- polygons[[5L]][[2L]][seq_len(nrow(adam))]
     parts <- c("weights", "gradients", "optimizer_state", "step_transients", "activations")
     expect_equal(top, unname(rowSums(adam[parts])) / gb)
     lines <- xy_drawn(d, "l")
     for (i in 1:3) {
       rows <- spec_sweep[spec_sweep$optimizer == c("adam", "sgd", "sgd_plain")[[i]], ]
-      expect_equal(lines[[i]]$y, rows$host_peak / gb)
+      expect_equal(lines[[i]]$y, rows$host_high / gb)
     }
     fits <- vapply(c("adam", "sgd", "sgd_plain"), function(opt) {
       ag_max_batch_size(spec, "1 GiB", opt)
@@ -265,15 +266,15 @@ test_that("a model's sweep stacks its components at the planned place and plans 
     marks <- xy_drawn(d, "p")
     expect_identical(vapply(marks, `[[`, 0, "x"), unname(fits))
     for (i in 1:3) {
-      peak <- ag_training_memory(spec, fits[[i]], names(fits)[[i]], quiet = TRUE)$host_peak
+      peak <- ag_training_memory(spec, fits[[i]], names(fits)[[i]], quiet = TRUE)$host_high
       expect_equal(marks[[i]]$y, peak / gb)
     }
     expect_identical(legend_text(d)[[6L]],
-                     paste0("host peak, adam: fits up to batch ",
+                     paste0("highest host peak, adam: fits up to batch ",
                             formatC(fits[["adam"]], format = "d", big.mark = " ")))
     titles <- calls_to(d, "C_title")[[1L]]
     expect_identical(titles[[1L]], "Predicted host peak by batch size")
-    expect_identical(titles[[4L]], "host peak (GiB)")
+    expect_identical(titles[[4L]], "highest host peak (GiB)")
   })
 })
 

@@ -6,7 +6,7 @@ spec <- ag_dense_stack(c(784, 512, 512, 10), loss = "softmax_cross_entropy")
 by_hand <- function(sweep, ...) {
   bytes <- list(...)
   n <- seq_len(nrow(sweep))
-  for (col in c(agmem:::registry_names("components"), "host_peak", "device_peak")) {
+  for (col in c(agmem:::registry_names("components"), "host_peak", "host_high", "device_peak")) {
     sweep[[col]] <- if (is.null(bytes[[col]])) rep(0, nrow(sweep)) else bytes[[col]](n)
   }
   sweep
@@ -31,13 +31,15 @@ test_that("a model's sweep prints its peaks, leaving out the columns 0 in every 
                    weights = function(n) rep(5357648, length(n)),
                    optimizer_state = function(n) rep(10715296, length(n)),
                    activations = function(n) 37000 * 64^(n - 1),
-                   host_peak = function(n) 16430592 + 37000 * 64^(n - 1))
+                   host_peak = function(n) 16430592 + 37000 * 64^(n - 1),
+                   host_high = function(n) 66430592 + 52000 * 64^(n - 1))
     gpu <- by_hand(ag_memory_sweep(spec, c(1, 64, 4096), c("sgd", "sgd_plain"), device = "gpu",
                                    dtype = "f16"),
                    weights = function(n) rep(1339412, length(n)),
                    master_weights = function(n) rep(2678824, length(n)),
                    activations = function(n) 16000 * 2^n,
                    host_peak = function(n) rep(5357648, length(n)),
+                   host_high = function(n) rep(5357648, length(n)),
                    device_peak = function(n) 6e6 + 1e7 * n)
     expect_snapshot({
       cpu
@@ -64,7 +66,7 @@ test_that("format() keeps the rows and columns as text; the sweep keeps exact by
   expect_identical(text$params, c("669 706", "669 706"))
   expect_identical(agmem:::format_count_table(c(1e15, 1234567, NA)), c("1e+15", "1 234 567", "NA"))
   # printing returns the sweep itself, invisibly, with exact doubles
-  expect_output(out <- withVisible(print(sweep)), "planned on host_peak")
+  expect_output(out <- withVisible(print(sweep)), "planned on host_high")
   expect_false(out$visible)
   expect_identical(out$value, sweep)
   expect_true(is.double(sweep$host_peak))

@@ -29,7 +29,7 @@ test_that("the summary gives, per optimizer, the batch ag_max_batch_size() gives
           expect_identical(s$max_batch[[r]], b)
           rows <- case$sweep[case$sweep$optimizer == s$optimizer[[r]], ]
           column <- if (is.null(case$args$activation_frac)) {
-            paste0(if (identical(case$args$device, "gpu")) "device" else "host", "_peak")
+            if (identical(case$args$device, "gpu")) "device_peak" else "host_high"
           } else {
             "total"
           }
@@ -45,7 +45,7 @@ test_that("the summary gives, per optimizer, the batch ag_max_batch_size() gives
       }
     }
     s <- summary(ag_memory_sweep(spec, 2^(0:12), "adam"), "512 MiB")
-    expect_identical(s$memory, ag_training_memory(spec, s$max_batch, quiet = TRUE)$host_peak)
+    expect_identical(s$memory, ag_training_memory(spec, s$max_batch, quiet = TRUE)$host_high)
   })
 })
 
@@ -110,12 +110,12 @@ test_that("an empty sweep summarises to no rows; a sweep with NA figures is refu
   expect_identical(nrow(empty), 0L)
   expect_output(print(empty), "the sweep has no rows")
   broken <- sweep
-  broken$host_peak[[1L]] <- NA
+  broken$host_high[[1L]] <- NA
   expect_agmem_error(summary(broken, "1 GiB"),
-                     "`object` has missing or non-numeric values in its `host_peak`")
+                     "`object` has missing or non-numeric values in its `host_high`")
   grDevices::pdf(NULL)
   on.exit(grDevices::dev.off(), add = TRUE)
-  expect_agmem_error(plot(broken), "`x` has missing or non-numeric values in its `host_peak`")
+  expect_agmem_error(plot(broken), "`x` has missing or non-numeric values in its `host_high`")
   broken <- sweep
   broken$batch_size[[2L]] <- NaN
   expect_agmem_error(plot(broken), "`batch_size` column")
