@@ -173,9 +173,10 @@ static double trigger_top(const double *fig, double needed)
    fragmented). A run too short to fill the heap peaks at what it allocated:
        peak = min(allocated, trigger - heap_start - data + kept).
    The highest peak the run can reach (`high`, what the planners plan on) takes the step's
-   largest live heap (the max rules, which count the allocation that sets a collection off) and
-   the top of the trigger's range for it (trigger_range()), never below the peak:
-       high = max(peak, min(allocated, top - heap_start - data + kept)).
+   largest live heap (the max rules, which count the allocation that sets a collection off),
+   the top of the trigger's range for it (trigger_top()) and the most the C allocator was seen
+   to keep over its fitted figures (kept_excess), never below the peak:
+       high = max(peak, min(allocated, top - heap_start - data + kept + kept_excess)).
    Writes peak, live, allocated, the ceiling, the trigger and high into out. Plain C. */
 static void whole_run(const agmem_model *m, double batch, double allocated, double *out)
 {
@@ -194,7 +195,8 @@ static void whole_run(const agmem_model *m, double batch, double allocated, doub
     double trigger = settled_trigger(fig, needed);
     double ceiling = agmem_keep(agmem_keep(trigger - start) + kept);
     double top = trigger_top(fig, agmem_keep(start + most));
-    double high = agmem_keep(agmem_keep(top - start) + kept);
+    double high = agmem_keep(agmem_keep(agmem_keep(top - start) + kept) +
+                             fig[AGMEM_GC_KEPT_EXCESS]);
     out[0] = allocated < ceiling ? allocated : ceiling;
     if (allocated < high)
         high = allocated;

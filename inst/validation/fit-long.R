@@ -14,6 +14,7 @@
 #     and "matmul" rows, one of which every unit has);
 #   - the heap in use once R and ggmlR are loaded: the median of the heap at the start less the
 #     data set (four mini-batches of input and target, 8 bytes a double): heap_start;
+#   - the most the resident memory over R's heap peak went past that fit: kept_excess;
 #   - the step's largest live heap (gc()'s "max used" over one step under gctorture(), less the
 #     heap at the start; measurements-step-max.csv, the same configurations run for 5 steps and
 #     one more under gctorture()), per parameter for each optimizer and per unit and sample as
@@ -66,6 +67,7 @@ fitted <- c(
                   c("retained adam", "retained sgd", "retained sgd_plain")),
   `retained per unit` = coef(over)[["units"]],
   heap_start = stats::median(m$heap0 - m$data),
+  kept_excess = max(stats::residuals(over)),
   stats::setNames(coef(most)[paste0("params:optimizer", c("adam", "sgd", "sgd_plain"))],
                   c("step_max adam", "step_max sgd", "step_max sgd_plain")),
   `step_max input` = coef(most)[["inp"]], `step_max relu layer` = coef(most)[["hid_relu"]],
@@ -94,6 +96,7 @@ if (requireNamespace("agmem", quietly = TRUE)) {
              per("sgd", "retained"), per("sgd_plain", "retained"),
              l$retained[l$op %in% "matmul"],
              rules$gc$value[rules$gc$device == "cpu" & rules$gc$figure == "heap_start"],
+             rules$gc$value[rules$gc$device == "cpu" & rules$gc$figure == "kept_excess"],
              per("adam", "step_max"), per("sgd", "step_max"), per("sgd_plain", "step_max"),
              op_max("input"), relu_max, op_max("matmul") + op_max("add") + op_max("tanh"),
              op_max("matmul") + op_max("add") + op_max("loss_mse"),

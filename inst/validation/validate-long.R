@@ -93,14 +93,17 @@ data_bytes <- function(widths, batch) {
   w <- as.numeric(strsplit(widths, "-", fixed = TRUE)[[1]])
   (w[1L] + w[length(w)]) * 4 * batch * 8
 }
-m$agmem <- vapply(seq_len(nrow(m)), function(i) {
+pred <- vapply(seq_len(nrow(m)), function(i) {
   widths <- as.numeric(strsplit(m$widths[i], "-", fixed = TRUE)[[1]])
   spec <- agmem::ag_dense_stack(widths, m$activation[i], m$loss[i])
-  suppressWarnings(agmem::ag_training_memory(
+  mem <- suppressWarnings(agmem::ag_training_memory(
     spec, m$batch[i], m$optimizer[i], quiet = TRUE, steps = m$steps[i],
     data_size = data_bytes(m$widths[i], m$batch[i])
-  ))$host_peak
-}, numeric(1))
+  ))
+  c(mem$host_peak, mem$host_high)
+}, numeric(2))
+m$agmem <- pred[1L, ]
+m$high <- pred[2L, ]
 m$measured <- m$peak_100
 m$ratio <- m$agmem / m$measured
 m$within <- abs(m$agmem - m$measured) <= pmax(0.15 * m$measured, 8e6)
@@ -137,6 +140,11 @@ cat(sprintf(paste0("\n%d configurations: %.1f%% within max(15%%, 8 MB) of the 10
                    "(goal: 90%%), %d under-predicted by more than 15%% (goal: 0); ",
                    "agmem / measured from %.2f to %.2f, median %.2f\n"),
             nrow(m), 100 * share, n_under, min(m$ratio), max(m$ratio), stats::median(m$ratio)))
+cat(sprintf(paste0("the highest peak (host_high, what the planners plan on) was at or above ",
+                   "the measured peak in %d of %d; measured / host_high from %.2f to %.2f, ",
+                   "median %.2f\n"), sum(m$measured <= m$high), nrow(m),
+            min(m$measured / m$high), max(m$measured / m$high),
+            stats::median(m$measured / m$high)))
 if (share < 0.9 || n_under > 0L) {
   cat("goal missed\n")
   quit(status = 1)

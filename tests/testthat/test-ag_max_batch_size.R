@@ -507,21 +507,21 @@ test_that("a model with a part agmem does not model is refused, or planned as a 
                            fake_linear(256, 10))
   expect_snapshot(error = TRUE, ag_max_batch_size(model, "1 GiB"))
   expect_agmem_error(ag_memory_sweep(model, 1:4), class = "agmem_error_unmodelled")
-  expect_warning(b <- ag_max_batch_size(model, "64 MiB", lower_bound = TRUE), "lower bound",
+  expect_warning(b <- ag_max_batch_size(model, "128 MiB", lower_bound = TRUE), "lower bound",
                  class = "agmem_warning_lower_bound")
   expect_true(b >= 1 && is.finite(b))
   # The sweep records it; its summary and plot say it again.
   expect_warning(sweep <- ag_memory_sweep(model, 2^(0:6), "adam", lower_bound = TRUE),
                  class = "agmem_warning_lower_bound")
   expect_true(attr(sweep, "plan")$lower_bound)
-  expect_warning(summary(sweep, "64 MiB"), class = "agmem_warning_lower_bound")
+  expect_warning(summary(sweep, "128 MiB"), class = "agmem_warning_lower_bound")
   grDevices::pdf(NULL)
   on.exit(grDevices::dev.off(), add = TRUE)
   expect_warning(plot(sweep), class = "agmem_warning_lower_bound")
   expect_agmem_error(ag_max_batch_size(model, "1 GiB", lower_bound = NA), "`lower_bound`")
   # A fully modelled model plans without a word.
   spec <- ag_dense_stack(c(784, 256, 10))
-  expect_silent(ag_max_batch_size(spec, "64 MiB", lower_bound = TRUE))
+  expect_silent(ag_max_batch_size(spec, "128 MiB", lower_bound = TRUE))
 })
 
 test_that("a NULL budget says which figure it planned on, and where it read it", {
