@@ -441,11 +441,11 @@ test_that("the .Call entry points for a model and a line check every argument th
     spec <- ag_dense_stack(c(8, 4, 2))
     flat <- agmem:::spec_ops(spec)
     call <- function(shapes = spec$shapes, units = flat$units, ops = flat$ops, opt = "adam",
-                     dev = "cpu", dt = "f32", limit = 2^20) {
+                     dev = "cpu", dt = "f32", limit = 2^27) {
       .Call(agmem:::agmem_max_batch_model, shapes, units, ops, opt, dev, dt, c(100, 8, 0),
             limit)
     }
-    expect_identical(call(), ag_max_batch_size(spec, 2^20))
+    expect_identical(call(), ag_max_batch_size(spec, 2^27))
     for (bad in list(NULL, "1", -1, NA, Inf, c(1, 2), list(1), factor(1))) {
       expect_agmem_error(call(limit = bad), "`budget`")
     }

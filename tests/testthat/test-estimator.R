@@ -41,10 +41,10 @@ test_that("every estimator's largest batch fits, and one more does not, by its o
   for (x in inputs) {
     est <- agmem:::as_estimator(x, "cpu", "f32", list(), 0.01)
     opt <- agmem:::est_optimizers(est, NULL)
-    b <- agmem:::est_max_batch(est, 2^26, opt)
+    b <- agmem:::est_max_batch(est, 2^27, opt)
     expect_true(b >= 1 && is.finite(b), label = class(est)[[1L]])
-    expect_lte(agmem:::est_peak(est, b, opt), 2^26)
-    expect_gt(agmem:::est_peak(est, b + 1, opt), 2^26)
+    expect_lte(agmem:::est_peak(est, b, opt), 2^27)
+    expect_gt(agmem:::est_peak(est, b + 1, opt), 2^27)
   }
 })
 
