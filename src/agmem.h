@@ -287,7 +287,9 @@ typedef struct {
 
 void agmem_model_read(SEXP shapes, SEXP units, SEXP ops, SEXP optimizer, SEXP device,
                       SEXP dtype, SEXP run, agmem_model *m);
-#define AGMEM_N_REGIME 5
+/* The parts of the host's regime agmem_model_eval() writes, in order. */
+enum { AGMEM_REGIME_HELD, AGMEM_REGIME_ALLOCATED, AGMEM_REGIME_BOUND, AGMEM_REGIME_TRIGGER,
+       AGMEM_REGIME_HIGH, AGMEM_N_REGIME };
 int agmem_model_eval(const agmem_model *m, double batch, agmem_cells *c,
                      double peak[AGMEM_N_WHERE], double regime[AGMEM_N_REGIME],
                      agmem_model_fail *fail);

@@ -92,8 +92,8 @@ static int model_fits(const void *ctx, double b)
     if (agmem_model_eval(p->model, b, &cells, peak, regime, &fail) != AGMEM_MODEL_OK)
         return 0;
     double planned = peak[p->where];
-    if (p->where == AGMEM_HOST && !ISNAN(regime[AGMEM_N_REGIME - 1]))
-        planned = regime[AGMEM_N_REGIME - 1];
+    if (p->where == AGMEM_HOST && !ISNAN(regime[AGMEM_REGIME_HIGH]))
+        planned = regime[AGMEM_REGIME_HIGH];
     return planned <= p->limit;
 }
 

@@ -110,10 +110,10 @@ static void few_steps(const agmem_model *m, double collected, double allocated, 
     const double *fig = m->gc;
     double ceiling = collected > fig[AGMEM_GC_HEADROOM] ? collected : fig[AGMEM_GC_HEADROOM];
     out[0] = allocated < ceiling ? allocated : ceiling;
-    out[1] = collected;
-    out[2] = allocated;
-    out[3] = fig[AGMEM_GC_HEADROOM];
-    out[5] = out[0];
+    out[1 + AGMEM_REGIME_HELD] = collected;
+    out[1 + AGMEM_REGIME_ALLOCATED] = allocated;
+    out[1 + AGMEM_REGIME_BOUND] = fig[AGMEM_GC_HEADROOM];
+    out[1 + AGMEM_REGIME_HIGH] = out[0];
 }
 
 /* R's vector-heap trigger once a run has settled: the size R_VSize reaches when each full
@@ -201,11 +201,11 @@ static void whole_run(const agmem_model *m, double batch, double allocated, doub
     double high = agmem_keep(agmem_keep(agmem_keep(top - start) + kept) +
                              fig[AGMEM_GC_KEPT_EXCESS]);
     out[0] = allocated < ceiling ? allocated : ceiling;
-    out[1] = live;
-    out[2] = allocated;
-    out[3] = ceiling;
-    out[4] = trigger;
-    out[5] = high > out[0] ? high : out[0];
+    out[1 + AGMEM_REGIME_HELD] = live;
+    out[1 + AGMEM_REGIME_ALLOCATED] = allocated;
+    out[1 + AGMEM_REGIME_BOUND] = ceiling;
+    out[1 + AGMEM_REGIME_TRIGGER] = trigger;
+    out[1 + AGMEM_REGIME_HIGH] = high > out[0] ? high : out[0];
 }
 
 /* Whether model m's host peak is a whole run's (whole_run()) rather than a few steps'
@@ -244,8 +244,9 @@ static int host_regime(const agmem_model *m, const agmem_cells *c, double batch,
         whole_run(m, batch, allocated, out);
     else
         few_steps(m, collected, allocated, out);
+    /* out[0] is the peak, out[1 + AGMEM_REGIME_*] the parts; a few steps have no trigger */
     for (int i = 0; i <= AGMEM_N_REGIME; i++)
-        if (!R_FINITE(out[i]) && !(i == 4 && !whole))
+        if (!R_FINITE(out[i]) && (whole || i != 1 + AGMEM_REGIME_TRIGGER))
             return 0;
     return 1;
 }
