@@ -358,13 +358,15 @@ test_that("a step that hangs is killed at the timeout, with what it started", {
   expect_lt(proc.time()[["elapsed"]] - started, 40)
   expect_identical(length(running_children()), before)
   # A background process started by the step neither blocks the measurement nor outlives it.
+  # Its duration names this test process, so that no other run on the machine is counted.
+  nap <- sprintf("300.%d", Sys.getpid())
   started <- proc.time()[["elapsed"]]
-  m <- measure_quietly(function(b) system("sleep 300 &"))
+  m <- measure_quietly(function(b) system(paste("sleep", nap, "&")))
   expect_s3_class(m, "ag_measured_memory")
   expect_lt(proc.time()[["elapsed"]] - started, 120)
   Sys.sleep(0.5)
-  leftover <- suppressWarnings(system2("pgrep", c("-f", "'^sleep 300$'"), stdout = TRUE,
-                                       stderr = FALSE))
+  leftover <- suppressWarnings(system2("pgrep", c("-f", shQuote(paste0("^sleep ", nap, "$"))),
+                                       stdout = TRUE, stderr = FALSE))
   expect_length(leftover, 0L)
   expect_agmem_error(measure_quietly(function(b) NULL, timeout = 0), "`timeout`")
   expect_agmem_error(measure_quietly(function(b) NULL, timeout = "1"), "`timeout`")
