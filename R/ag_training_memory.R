@@ -145,7 +145,7 @@ ag_training_memory <- function(model, batch_size = 32L, optimizer = c("adam", "s
     class = "data.frame", row.names = seq_along(fig$bytes)
   )
   out <- structure(list(
-    host_peak = fig$host_peak, host_high = planned_host(fig), device_peak = fig$device_peak,
+    host_peak = fig$host_peak, host_high = fig$host_high, device_peak = fig$device_peak,
     components = components,
     params = fig$params, batch_size = as.double(batch_size), optimizer = optimizer,
     device = device, dtype = dtype, loss = spec$loss, uncovered = spec$uncovered,

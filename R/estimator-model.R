@@ -82,16 +82,9 @@ model_figures <- function(est, optimizer, b) {
         est$device, est$dtype, est$run)
 }
 
-# The host figure the planners plan on: host_high, or host_peak on a device without the
-# collector's figures (where host_high is NA).
-planned_host <- function(fig) {
-  if (is.na(fig$host_high)) fig$host_peak else fig$host_high
-}
-
 #' @export
 est_peak.agmem_model <- function(est, b, optimizer) { # nolint: object_name_linter.
-  fig <- model_figures(est, optimizer, b)
-  if (est$column == "host_high") planned_host(fig) else fig[[est$column]]
+  model_figures(est, optimizer, b)[[est$column]]
 }
 
 #' @export
@@ -112,7 +105,7 @@ est_sweep.agmem_model <- function(est, batch_size, optimizer) { # nolint: object
       fig <- model_figures(est, opt, batch)
       here <- fig$where == est$where
       bytes <- vapply(parts, function(p) sum(fig$bytes[here & fig$component == p]), 0)
-      c(fig$params, bytes, fig$host_peak, planned_host(fig), fig$device_peak)
+      c(fig$params, bytes, fig$host_peak, fig$host_high, fig$device_peak)
     })
     do.call(rbind, one)
   })

@@ -78,8 +78,8 @@ typedef struct {
 } model_plan;
 
 /* Whether the model's peak at `where`, at batch b, is within the limit: the figure
-   agmem_training_memory() returns at b, on the host its host_high (the highest peak of the run)
-   where the device has gc figures. Each cell is a sum of correctly rounded products of
+   agmem_training_memory() returns at b, on the host its host_high (the highest peak of the
+   run). Each cell is a sum of correctly rounded products of
    non-negative factors, one of them b, and R's trigger grows with what it is given, so the peak
    never decreases as b grows. A figure that overflows (agmem_training_memory() refuses it) does
    not fit. */
@@ -91,9 +91,7 @@ static int model_fits(const void *ctx, double b)
     agmem_model_fail fail;
     if (agmem_model_eval(p->model, b, &cells, peak, regime, &fail) != AGMEM_MODEL_OK)
         return 0;
-    double planned = peak[p->where];
-    if (p->where == AGMEM_HOST && !ISNAN(regime[AGMEM_REGIME_HIGH]))
-        planned = regime[AGMEM_REGIME_HIGH];
+    double planned = p->where == AGMEM_HOST ? regime[AGMEM_REGIME_HIGH] : peak[p->where];
     return planned <= p->limit;
 }
 

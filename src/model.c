@@ -372,8 +372,9 @@ void agmem_model_read(SEXP shapes, SEXP units, SEXP ops, SEXP optimizer, SEXP de
    fills c with the cells (the parameter rules, then for every op in op order units times batch
    times each of its unit rules in table order) and peak with the sums, in component order, of
    the cells on the host and on the device; on a device with gc figures the host's peak is then
-   host_regime()'s, and regime gets its peak's parts: collected (the sum), allocated and
-   headroom (all NA without gc figures). Returns AGMEM_MODEL_OK, or, when a figure is not
+   host_regime()'s, and regime gets its peak's parts (AGMEM_REGIME_*; all NA without gc
+   figures, but for the highest peak, which is then the host's peak). Returns AGMEM_MODEL_OK, or,
+   when a figure is not
    finite, the code of the first such figure, with the op (0-based) or component in *fail.
    Plain C: no R API call, no allocation, no error. */
 int agmem_model_eval(const agmem_model *m, double batch, agmem_cells *c,
@@ -429,6 +430,8 @@ int agmem_model_eval(const agmem_model *m, double batch, agmem_cells *c,
         for (int i = 0; i < AGMEM_N_REGIME; i++)
             regime[i] = parts[i + 1];
         peak[AGMEM_HOST] = parts[0];
+    } else {
+        regime[AGMEM_REGIME_HIGH] = peak[AGMEM_HOST];
     }
     return AGMEM_MODEL_OK;
 }
@@ -440,8 +443,8 @@ int agmem_model_eval(const agmem_model *m, double batch, agmem_cells *c,
    parts: host_held (the bytes live at a collection in a whole run, the sum of the host cells in
    a few steps), host_allocated, host_bound (the collector's ceiling, or the first trigger's
    headroom), host_trigger (R's settled trigger; NA in a few steps), host_high (the highest peak
-   of the run, what the planners plan on; the peak in a few steps), all NA on a device without
-   gc figures, and host_run ("whole run", "few steps" or NA). Refuses what agmem_model_read()
+   of the run, what the planners plan on; host_peak in a few steps or without gc figures), the
+   others NA on a device without gc figures, and host_run ("whole run", "few steps" or NA). Refuses what agmem_model_read()
    refuses and any figure that is not finite, with an R error naming the argument. */
 SEXP agmem_training_memory(SEXP shapes, SEXP units, SEXP ops, SEXP batch_size, SEXP optimizer,
                            SEXP device, SEXP dtype, SEXP run)

@@ -43,19 +43,21 @@ read_runs <- function(path) {
   m
 }
 m <- read_runs(csv)
-hid <- m$hid
-out <- m$out
 m$live <- m$live_full - m$heap0
 m$over <- m$peak_100 - (m$heap_max - m$heap0)
 m$data <- (m$inp + m$out) * 4 * 8
 
-live <- stats::lm(live ~ 0 + params:optimizer + inp + hid_relu + hid_tanh + out_mse + out_sce,
-                  data = m[!is.na(m$live_full), ])
+# Live bytes and the step's largest are fitted on the same terms: per parameter by optimizer,
+# per unit and sample by kind.
+by_kind <- function(y) {
+  stats::as.formula(paste(y, "~ 0 + params:optimizer + inp + hid_relu + hid_tanh + out_mse +",
+                          "out_sce"))
+}
+live <- stats::lm(by_kind("live"), data = m[!is.na(m$live_full), ])
 st <- read_runs(step_csv)
 st$most <- st$live_step_max - st$heap0
-most <- stats::lm(most ~ 0 + params:optimizer + inp + hid_relu + hid_tanh + out_mse + out_sce,
-                  data = st)
-m$units <- m$inp + hid + out
+most <- stats::lm(by_kind("most"), data = st)
+m$units <- m$inp + m$hid + m$out
 over <- stats::lm(over ~ 0 + params:optimizer + units, data = m)
 fitted <- c(
   stats::setNames(coef(live)[paste0("params:optimizer", c("adam", "sgd", "sgd_plain"))],

@@ -143,10 +143,10 @@ train(model, optimizer, x, y, batch, steps + torture, at = function(s) {
     gc_seconds <<- sum(gc.time()[1:2]) - gc_t0
     invisible(gcinfo(FALSE))
     gc1 <<- gc()
-  }
-  if (torture && s == steps) {
-    live_between <<- gc(reset = TRUE)["Vcells", "used"] * 8
-    gctorture(TRUE)
+    if (torture) {
+      live_between <<- gc(reset = TRUE)["Vcells", "used"] * 8
+      gctorture(TRUE)
+    }
   }
   if (torture && s == steps + 1L) {
     gctorture(FALSE)
