@@ -112,10 +112,12 @@ read_layers <- function(layers, loss, arg) {
   ops <- vector("list", n)
   tensors <- list()
   uncovered <- character(0)
+  width <- NA_real_
   for (i in seq_len(n)) {
     layer <- layers[[i]]
     reader <- layer_reader(layer)
-    got <- if (is.null(reader)) NULL else reader$read(layer, i, arg)
+    got <- if (is.null(reader)) NULL else reader$read(layer, i, arg, width = width)
+    width <- if (is.null(got$row)) NA_real_ else got$row$out
     if (is.null(got$row)) {
       params <- layer_tensors(layer, i, arg)
       label <- layer_label(layer)
@@ -148,6 +150,26 @@ read_layers <- function(layers, loss, arg) {
   }
   new_model_spec(unique_shapes(tensors, arg), frame, loss, frame$`in`[[1L]], output_width, ops,
                  uncovered)
+}
+
+# The spec as the model sees it on `device`: the ops of a layer that the device's rules do not
+# model are dropped, and the layer is listed in `uncovered` (its parameters counted, its
+# activations not).
+spec_on_device <- function(spec, device) {
+  known <- registry_names("op_devices")
+  for (i in seq_along(spec$ops)) {
+    ops <- spec$ops[[i]]
+    # An op the registry does not know is left for the C code to refuse.
+    missing <- ops[vapply(ops, function(op) !is.null(known[[op]]) && !device %in% known[[op]],
+                          logical(1))]
+    if (length(missing) == 0L) next
+    spec$ops[[i]] <- character(0)
+    spec$uncovered <- c(spec$uncovered, sprintf(
+      "layer %d (%s): not modelled on device \"%s\" (%s measured on device \"cpu\" only; its parameters counted)",
+      i, spec$layers$type[[i]], device, paste(missing, collapse = ", ")
+    ))
+  }
+  spec
 }
 
 # Checks that a spec has the fields, types and lengths ag_training_memory() reads; returns it.

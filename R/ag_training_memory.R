@@ -134,7 +134,7 @@ ag_training_memory <- function(model, batch_size = 32L, optimizer = c("adam", "s
   dtype <- match_choice(dtype, registry_names("dtypes"), "dtype")
   check_flag(quiet, "quiet")
   check_ggmlr_version()
-  spec <- as_model_spec(model, "model")
+  spec <- spec_on_device(as_model_spec(model, "model"), device)
   flat <- spec_ops(spec)
   run <- model_run(spec, steps, data_size)
   fig <- .Call(agmem_training_memory, spec$shapes, flat$units, flat$ops, batch_size, optimizer,

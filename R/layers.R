@@ -8,7 +8,13 @@
 # the layers table, its ops and its ag_param tensors; or list(reason) when this layer of the
 # type cannot be modelled).
 layer_readers <- list(
-  linear = list(is = function(x) is_linear(x), read = function(...) read_linear(...))
+  linear = list(is = function(x) is_linear(x), read = function(...) read_linear(...)),
+  batch_norm = list(is = function(x) inherits(x, "ag_batch_norm"),
+                    read = function(...) read_norm(..., op = "batch_norm")),
+  dropout = list(is = function(x) inherits(x, "ag_dropout"),
+                 read = function(...) read_dropout(...)),
+  layer_norm = list(is = function(x) inherits(x, "ag_layer_norm"),
+                    read = function(...) read_norm(..., op = "layer_norm"))
 )
 
 # The reader of a layer: the first of layer_readers whose `is` accepts it, with its type as
@@ -84,7 +90,7 @@ layer_label <- function(layer) {
 # An ag_linear() layer: list(row, ops, tensors), or list(reason) when its activation is not one
 # agmem models. The activation is the `activation` variable of the forward closure's
 # environment (R/autograd.R:1683-1705 of ggmlR 0.8.8.1), NULL meaning none.
-read_linear <- function(layer, i, arg) {
+read_linear <- function(layer, i, arg, ...) {
   w <- tensor_dims(layer[["W"]], paste0("layer ", i, "'s `W`"), arg)
   if (length(w) != 2L) {
     return(list(reason = paste0(
@@ -111,6 +117,53 @@ read_linear <- function(layer, i, arg) {
     ops = linear_ops(act, has_bias),
     tensors = if (has_bias) list(layer[["W"]], b) else list(layer[["W"]])
   )
+}
+
+# An ag_batch_norm() or ag_layer_norm() layer (R/ag_layers.R:273-395 and 397-521 of ggmlR
+# 0.8.8.1), `op` saying which: list(row, ops, tensors), its width the length of its `gamma`
+# (c(width, 1)), or its `num_features` / `normalized_shape` when it has no gamma (a layer norm
+# without elementwise_affine); or list(reason) for a batch norm in eval mode, which agmem does
+# not model (a training loop trains in training mode, the layers' default; a layer norm does the
+# same in both modes).
+read_norm <- function(layer, i, arg, op, ...) {
+  if (op == "batch_norm" && !isTRUE(layer[["training"]])) {
+    return(list(reason = "it is in eval mode (ag_eval()): agmem models training mode only"))
+  }
+  tensors <- layer_tensors(layer, i, arg)
+  gamma <- layer[["gamma"]]
+  width <- if (inherits(gamma, "ag_tensor")) {
+    prod(tensor_dims(gamma, paste0("layer ", i, "'s `gamma`"), arg))
+  } else {
+    layer_width(layer[[if (op == "batch_norm") "num_features" else "normalized_shape"]], i, arg)
+  }
+  list(row = layer_frame(op, width, width, NA, NA_character_), ops = op, tensors = tensors)
+}
+
+# An ag_dropout() layer (R/ag_layers.R:173-195 of ggmlR 0.8.8.1): in training mode with a rate
+# above 0 it draws a mask the size of its input and multiplies by it; otherwise its forward()
+# returns its input, and it costs nothing. Its width is not its own: the previous layer's
+# output (`width`, NA when that is not known), and list(reason) when the mask's size cannot be
+# known.
+read_dropout <- function(layer, i, arg, width = NA_real_) {
+  rate <- layer[["rate"]]
+  active <- isTRUE(layer[["training"]]) && !(is.numeric(rate) && length(rate) == 1L &&
+                                                 !is.na(rate) && rate == 0)
+  if (active && is.na(width)) {
+    return(list(reason = paste0(
+      "its mask is as wide as the layer before it, which agmem cannot read"
+    )))
+  }
+  list(row = layer_frame("dropout", width, width, NA, NA_character_),
+       ops = if (active) "dropout" else character(0), tensors = list())
+}
+
+# A layer's width from a field (`num_features`, `normalized_shape`): a positive whole number;
+# refuses anything else, naming `arg`.
+layer_width <- function(w, i, arg) {
+  if (!is.numeric(w) || length(w) != 1L || is.na(w) || !is.finite(w) || w < 1 || w != floor(w)) {
+    stop_arg("`", arg, "`: layer ", i, " has no readable width (a positive whole number).")
+  }
+  as.double(w)
 }
 
 # The ag_param tensors of a layer that is not covered: from its parameters() (or params())

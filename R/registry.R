@@ -12,7 +12,8 @@ registry <- new.env(parent = emptyenv())
 # `layers` (the layer types agmem models) and `device_places` (for each device, named, the place
 # whose peak limits a run there: "host" or "device") and `validated` (the largest batch size,
 # width and parameter count the model was validated on, named) and `ggmlr_version` (the ggmlR
-# release the rules describe).
+# release the rules describe) and `op_devices` (for each op, named, the devices whose unit rules
+# model it).
 load_registry <- function() {
   reg <- .Call(agmem_registry)
   registry$optimizers <- reg$optimizers$name
@@ -28,6 +29,10 @@ load_registry <- function() {
   registry$device_places <- structure(reg$device_places, names = reg$devices)
   registry$validated <- reg$validated
   registry$ggmlr_version <- reg$ggmlr_version
+  unit <- .Call(agmem_training_rules)$unit
+  registry$op_devices <- lapply(structure(reg$ops$name, names = reg$ops$name), function(op) {
+    unique(unit$device[unit$op == op])
+  })
   registry$ggmlr_checked <- FALSE
   invisible(registry)
 }

@@ -47,12 +47,15 @@ const char *const agmem_component_names[AGMEM_N_COMPONENTS] = {
 const char *const agmem_where_names[AGMEM_N_WHERE] = {"host", "device"};
 const char *const agmem_basis_names[AGMEM_N_BASES] = {"measured", "source only"};
 const char *const agmem_op_kind_names[AGMEM_N_OP_KINDS] = {"data", "linear", "activation",
-                                                          "loss"};
+                                                          "loss", "layer"};
 
 /* Every op the unit rules below may name, with its kind: "data" (the input batch), "linear" (the
    product and the bias of an ag_linear()), "activation" (an activation an ag_linear() applies,
-   R/autograd.R:1696-1701) and "loss" (a loss, named "loss_" and the loss's name as agmem's
-   functions take it). Every op has rules for every device (tests/testthat/test-registry.R). */
+   R/autograd.R:1696-1701), "loss" (a loss, named "loss_" and the loss's name as agmem's
+   functions take it) and "layer" (a layer that is one op, named as its layer type, its units
+   the layer's width). Every op has rules for device "cpu"; an op without rules for a device is
+   not modelled there, and R/ag_model_spec.R's spec_on_device() says so
+   (tests/testthat/test-registry.R). */
 const agmem_op agmem_ops[] = {
     {"input", AGMEM_OP_DATA},
     {"matmul", AGMEM_OP_LINEAR},
@@ -64,6 +67,9 @@ const agmem_op agmem_ops[] = {
     {"loss_mse", AGMEM_OP_LOSS},
     {"loss_cross_entropy", AGMEM_OP_LOSS},
     {"loss_softmax_cross_entropy", AGMEM_OP_LOSS},
+    {"batch_norm", AGMEM_OP_LAYER},
+    {"dropout", AGMEM_OP_LAYER},
+    {"layer_norm", AGMEM_OP_LAYER},
 };
 const R_xlen_t agmem_n_ops = sizeof agmem_ops / sizeof agmem_ops[0];
 
@@ -81,8 +87,10 @@ const agmem_limit agmem_validated[] = {
 const R_xlen_t agmem_n_validated = sizeof agmem_validated / sizeof agmem_validated[0];
 
 /* The ggmlR layer types agmem models, each read by the reader of the same name in R/layers.R:
-   "linear" is ag_linear() (R/autograd.R:1683-1705), a product, a bias and an activation. */
-const char *const agmem_layer_names[] = {"linear"};
+   "linear" is ag_linear() (R/autograd.R:1683-1705), a product, a bias and an activation;
+   "batch_norm", "dropout" and "layer_norm" are ag_batch_norm(), ag_dropout() and
+   ag_layer_norm() (R/ag_layers.R:273-395, 173-195, 397-521), each one op of its name. */
+const char *const agmem_layer_names[] = {"linear", "batch_norm", "dropout", "layer_norm"};
 const R_xlen_t agmem_n_layers = sizeof agmem_layer_names / sizeof agmem_layer_names[0];
 
 #define ANY AGMEM_ANY
@@ -264,6 +272,24 @@ const agmem_unit_rule agmem_unit_rules[] = {
      "copy and columns, the max matrix, l - mx (exp reuses it), the sums matrix, p, pmax, log "
      "(t * reuses it), p - t (R/autograd.R:883-903), which the closure's frame keeps, and "
      "p - t in the backward (R/autograd.R:899)", 80},
+    {"batch_norm", CPU, AGMEM_ACTIVATIONS, HOST, 144.08, MEASURED,
+     "issue #16 measurement (layers' fit grid, fit-layers.R): per unit and sample of "
+     "ag_batch_norm() in training mode, the three-step peak once R collects; allocated per "
+     "step, from the three-step peaks before R collects: in the forward x - mu, its square, the mu and std matrices, x_hat "
+     "(R/ag_layers.R:290-312), which the backward closure's frame keeps, gamma's and beta's "
+     "broadcast copies with their product and sum (R/ag_layers.R:207-251); in the backward "
+     "its own and their gradients (R/ag_layers.R:330-334)", 148.37},
+    {"dropout", CPU, AGMEM_ACTIVATIONS, HOST, 3.47, MEASURED,
+     "issue #16 measurement (layers' fit grid, fit-layers.R): per unit and sample of "
+     "ag_dropout() in training mode, the three-step peak once R collects (its mask is "
+     "garbage by then); allocated per step: runif(), the logical comparison, the scaled "
+     "mask and its matrix() copy (R/ag_layers.R:184-187), ag_mul()'s product and its "
+     "gradient's copy of the mask (R/autograd.R:537-580)", 52.75},
+    {"layer_norm", CPU, AGMEM_ACTIVATIONS, HOST, 10.35, MEASURED,
+     "issue #16 measurement (layers' fit grid, fit-layers.R): per unit and sample of "
+     "ag_layer_norm(), the three-step peak once R collects; allocated per step: the centred input (twice), its square, x_hat, the affine "
+     "output (R/ag_layers.R:430-437), and in the backward g, its product with x_hat and dx "
+     "(R/ag_layers.R:467-471)", 87.18},
 
     /* ---- device "gpu": f32 in the device's pass pool ---- */
     {"input", GPU, AGMEM_ACTIVATIONS, DEVICE, 4, MEASURED,
@@ -461,6 +487,20 @@ const agmem_live_rule agmem_live_rules[] = {
      "issue #15 measurement (long fit grid): the output layer's live bytes per unit and sample "
      "with ag_softmax_cross_entropy_loss() (154.1 fitted) over a relu layer's; the step's "
      "largest: 159.23 over 91.59", 0, 67.64},
+    {CPU, ANY, "batch_norm", 136.92,
+     "issue #16 measurement (layers' fit grid, fit-layers.R): per unit and sample of "
+     "ag_batch_norm() in training mode, what a pair of runs with and without it differs by in "
+     "the bytes live at full collections; retained by the allocator: 13.08; the step's "
+     "largest: 131.75 (the tape's x_hat, its mean and std matrices, gamma's and beta's "
+     "broadcasts and their results)", 13.08, 131.75},
+    {CPU, ANY, "dropout", 49.96,
+     "issue #16 measurement (layers' fit grid, fit-layers.R): per unit and sample of "
+     "ag_dropout() in training mode, as batch norm's: the mask and the product on the tape; "
+     "retained by the allocator: 12.88; the step's largest: 37.90", 12.88, 37.90},
+    {CPU, ANY, "layer_norm", 53.52,
+     "issue #16 measurement (layers' fit grid, fit-layers.R): per unit and sample of "
+     "ag_layer_norm(), as batch norm's: x_hat and the output on the tape; retained by the "
+     "allocator: 3.18; the step's largest: 39.61", 3.18, 39.61},
 };
 const R_xlen_t agmem_n_live_rules = sizeof agmem_live_rules / sizeof agmem_live_rules[0];
 

@@ -157,3 +157,52 @@ grid_long_subset <- function() {
   work <- vapply(w, function(x) sum(x[-length(x)] * x[-1L]), numeric(1)) * h$batch
   h[sort(order(work)[seq_len(min(nrow(h), 30L))]), ]
 }
+
+# ---- layers (measure-long.R --after): batch norm, dropout and layer norm, 100 steps ----
+#
+# The fit grid pairs each of ten dense stacks with itself followed, after each hidden layer, by
+# ag_batch_norm(), by ag_dropout(0.3), by ag_layer_norm() and by none: the difference of a pair
+# is what the layers cost, whatever the dense stack's own figures. Chosen by hand to span
+# widths 128 to 1024, batches 8 to 512, the three optimizers and both losses, each under 5.2e7
+# parameter-samples per step. The holdout grid is twelve other models, with these layers alone
+# and combined (ggmlR's autograd vignette puts batch norm and dropout after a hidden layer), on
+# widths, batches and optimizers the fit grid does not have.
+grid_layers_fit <- function() {
+  base <- data.frame(
+    widths = c("256-512-512-10", "256-512-512-10", "784-256-256-10", "784-256-256-10",
+               "128-1024-1024-1", "128-1024-1024-1", "512-128-128-128-10", "512-128-128-128-10",
+               "64-256-256-10", "64-256-256-10"),
+    batch = c(32, 128, 48, 160, 8, 32, 100, 500, 64, 512),
+    optimizer = rep(c("adam", "sgd", "adam", "sgd_plain", "sgd"), each = 2L),
+    activation = rep(c("relu", "relu", "relu", "tanh", "relu"), each = 2L),
+    loss = rep(c("softmax_cross_entropy", "softmax_cross_entropy", "mse",
+                 "softmax_cross_entropy", "mse"), each = 2L),
+    variant = "grads", stringsAsFactors = FALSE
+  )
+  after <- c("none", "batch_norm", "dropout", "layer_norm")
+  g <- base[rep(seq_len(nrow(base)), each = length(after)), ]
+  g$after <- rep(after, times = nrow(base))
+  rownames(g) <- NULL
+  g
+}
+grid_layers_holdout <- function() {
+  data.frame(
+    widths = c("784-512-256-10", "784-512-256-10", "1024-768-768-10", "300-2048-10",
+               "64-256-256-256-2", "64-256-256-256-2", "512-384-384-10", "200-1000-500-50",
+               "96-64-64-64-64-8", "128-2048-10", "784-128-64-10", "32-512-512-512-4"),
+    batch = c(64, 16, 24, 64, 384, 96, 120, 64, 2048, 160, 400, 96),
+    optimizer = c("adam", "adam", "sgd", "adam", "sgd", "sgd", "adam", "sgd_plain", "adam",
+                  "adam", "sgd", "sgd_plain"),
+    activation = c("relu", "relu", "relu", "relu", "relu", "relu", "tanh", "relu", "relu",
+                   "relu", "relu", "relu"),
+    loss = c("softmax_cross_entropy", "softmax_cross_entropy", "softmax_cross_entropy",
+             "softmax_cross_entropy", "mse", "mse", "softmax_cross_entropy",
+             "softmax_cross_entropy", "mse", "softmax_cross_entropy", "softmax_cross_entropy",
+             "mse"),
+    variant = "grads",
+    after = c("batch_norm+dropout", "batch_norm+dropout", "layer_norm", "dropout", "batch_norm",
+              "batch_norm", "layer_norm+dropout", "batch_norm", "dropout",
+              "batch_norm+dropout+layer_norm", "batch_norm+dropout", "layer_norm"),
+    stringsAsFactors = FALSE
+  )
+}

@@ -34,3 +34,29 @@ make_matrices <- function(widths, n, loss) {
   }
   list(x = x, y = y)
 }
+
+# The layers of a dense stack of `widths` for ggmlR (in forward order): an ag_linear() per
+# pair of widths, with `activation` on the hidden ones ("none": none), each hidden one followed
+# by the layers `after` names: "batch_norm" (ag_batch_norm()), "dropout" (ag_dropout(0.3)) and
+# "layer_norm" (ag_layer_norm()).
+build_layers <- function(widths, activation, after = character(0)) {
+  n <- length(widths) - 1L
+  do.call(c, lapply(seq_len(n), function(i) {
+    act <- if (i < n && activation != "none") activation else NULL
+    w <- widths[i + 1L]
+    extra <- if (i < n) {
+      lapply(after, function(a) {
+        switch(a, batch_norm = ggmlR::ag_batch_norm(w), dropout = ggmlR::ag_dropout(0.3),
+               layer_norm = ggmlR::ag_layer_norm(w))
+      })
+    }
+    c(list(ggmlR::ag_linear(widths[i], w, activation = act)), extra)
+  }))
+}
+
+# The layers of --after: "none" is none; else names joined by "+".
+read_after <- function(after) {
+  a <- if (identical(after, "none")) character(0) else strsplit(after, "+", fixed = TRUE)[[1]]
+  stopifnot(all(a %in% c("batch_norm", "dropout", "layer_norm")))
+  a
+}

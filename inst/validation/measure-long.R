@@ -3,13 +3,16 @@
 # Run it in a fresh R process (validate.R --long does, one process per configuration):
 #   Rscript inst/validation/measure-long.R --widths=784,512,512,10 --batch=128 \
 #     --optimizer=adam --activation=relu --loss=softmax_cross_entropy --steps=100 \
-#     --variant=grads (any of them may be left out)
+#     --variant=grads --after=batch_norm+dropout (any of them may be left out)
 # It prints one line, "RESULT,<name>=<value>,...".
 #
 # The loop is the one ggmlR's autograd vignette writes: a data set of four mini-batches (or
 # --samples samples, when more) held in R, shuffled every epoch; each step subsets a mini-batch,
 # wraps it with ag_tensor(), runs the forward pass under with_grad_tape(), backward(), the
-# optimizer's step and zero_grad(); the loss is read every 10 steps. Variant "grads" passes backward()'s result to opt$step(grads); variant
+# optimizer's step and zero_grad(); the loss is read every 10 steps. --after names the layers that
+# follow each hidden ag_linear(), joined by "+": batch_norm (ag_batch_norm(width)), dropout
+# (ag_dropout(0.3)) and layer_norm (ag_layer_norm(width)), as ggmlR's autograd vignette puts
+# batch norm and dropout after a hidden layer; "none" (the default) adds none. Variant "grads" passes backward()'s result to opt$step(grads); variant
 # "field" calls backward() for its side effect and opt$step(), which reads each parameter's $grad.
 #
 # Protocol:
@@ -29,7 +32,8 @@ here <- local({
 source(file.path(here, "harness.R"))
 opt <- read_args(list(widths = "64,32,8", batch = "16", optimizer = "adam", activation = "relu",
                       loss = "softmax_cross_entropy", steps = "100", variant = "grads",
-                      seed = "1", gcinfo = "false", samples = "0", torture = "false"))
+                      seed = "1", gcinfo = "false", samples = "0", torture = "false",
+                      after = "none"))
 widths <- as.integer(strsplit(opt$widths, ",", fixed = TRUE)[[1]])
 batch <- as.integer(opt$batch)
 steps <- as.integer(opt$steps)
@@ -38,16 +42,12 @@ stopifnot(length(widths) >= 2L, all(widths >= 1L), batch >= 1L, steps >= 3L,
           opt$activation %in% c("relu", "sigmoid", "tanh", "none"),
           opt$loss %in% c("mse", "cross_entropy", "softmax_cross_entropy"),
           opt$variant %in% c("grads", "field"))
+after <- read_after(opt$after)
 
 suppressPackageStartupMessages(library(ggmlR))
 
 build <- function(widths, activation) {
-  n <- length(widths) - 1L
-  layers <- lapply(seq_len(n), function(i) {
-    act <- if (i < n && activation != "none") activation else NULL
-    ag_linear(widths[i], widths[i + 1L], activation = act)
-  })
-  ag_sequential(layers)
+  ag_sequential(build_layers(widths, activation, after))
 }
 make_optimizer <- function(model, name) {
   switch(name,
@@ -166,14 +166,16 @@ n_full <- sum(level == 2L)
 if (identical(opt$gcinfo, "true")) writeLines(gc_lines, stderr())
 
 # 5. the end: the R heap's largest use and its trigger
-params <- sum(as.double(widths[-length(widths)]) * widths[-1L] + widths[-1L])
+params <- sum(as.double(widths[-length(widths)]) * widths[-1L] + widths[-1L]) +
+  2 * sum(after %in% c("batch_norm", "layer_norm")) * sum(as.double(widths[-c(1L, length(widths))]))
 peak_fields <- paste(sprintf("%s=%.0f", names(peaks), peaks), collapse = ",")
 cat(sprintf(paste0("RESULT,widths=%s,batch=%d,optimizer=%s,activation=%s,loss=%s,device=cpu,",
                    "variant=%s,steps=%d,params=%.0f,baseline=%.0f,peak=%.0f,%s,heap0=%.0f,",
                    "trigger0=%.0f,heap_max=%.0f,trigger_end=%.0f,reset_ok=%s,seconds=%.2f,",
                    "gc_seconds=%.2f,live_full=%.0f,n_gc=%d,n_full=%d,live_between=%.0f,",
-                   "live_step_max=%.0f\n"),
+                   "live_step_max=%.0f,after=%s\n"),
             paste(widths, collapse = "-"), batch, opt$optimizer, opt$activation, opt$loss,
             opt$variant, steps, params, baseline, peak, peak_fields, heap0, trigger0,
             gc1["Vcells", "max used"] * 8, gc1["Vcells", "gc trigger"] * 8, reset_ok, elapsed,
-            gc_seconds, live_full, n_gc, n_full, live_between, live_step_max))
+            gc_seconds, live_full, n_gc, n_full, live_between, live_step_max,
+            paste(c(after, if (!length(after)) "none"), collapse = "+")))

@@ -2,7 +2,9 @@
 #
 # Run it in a fresh R process (validate.R does, one process per configuration):
 #   Rscript inst/validation/measure-one.R --widths=256,128,10 --batch=64 \
-#     --optimizer=adam --activation=relu --loss=mse --device=cpu (any of them may be left out)
+#     --optimizer=adam --activation=relu --loss=mse --device=cpu --after=batch_norm+dropout
+#     (any of them may be left out; --after as in measure-long.R: the layers after each hidden
+#     ag_linear())
 # It prints one line, "RESULT,<name>=<value>,...", with the measured peak and pool sizes.
 #
 # Protocol (one configuration):
@@ -23,7 +25,8 @@ here <- local({
 })
 source(file.path(here, "harness.R"))
 opt <- read_args(list(widths = "64,32,8", batch = "16", optimizer = "adam", activation = "relu",
-                      loss = "mse", device = "cpu", seed = "1", steps = "3"))
+                      loss = "mse", device = "cpu", seed = "1", steps = "3",
+                      after = "none"))
 widths <- as.integer(strsplit(opt$widths, ",", fixed = TRUE)[[1]])
 batch <- as.integer(opt$batch)
 steps <- as.integer(opt$steps)
@@ -32,20 +35,19 @@ stopifnot(length(widths) >= 2L, all(widths >= 1L), batch >= 1L,
           opt$activation %in% c("relu", "sigmoid", "tanh", "none"),
           opt$loss %in% c("mse", "cross_entropy", "softmax_cross_entropy"),
           opt$device %in% c("cpu", "gpu"))
+after <- read_after(opt$after)
 
 suppressPackageStartupMessages(library(ggmlR))
 tape_mem <- get(".ag_tape_mem", asNamespace("ggmlR"))
 if (opt$device == "gpu") invisible(capture.output(ag_device("gpu")))
 
 build <- function(widths, activation) {
-  n <- length(widths) - 1L
-  lapply(seq_len(n), function(i) {
-    act <- if (i < n && activation != "none") activation else NULL
-    ag_linear(widths[i], widths[i + 1L], activation = act)
-  })
+  build_layers(widths, activation, after)
 }
 make_optimizer <- function(layers, name) {
-  params <- unlist(lapply(layers, function(l) l$params()), recursive = FALSE)
+  params <- unlist(lapply(layers, function(l) {
+    if (is.function(l$parameters)) unname(l$parameters()) else l$params()
+  }), recursive = FALSE)
   switch(name,
          adam = optimizer_adam(params, lr = 1e-3),
          sgd = optimizer_sgd(params, lr = 1e-2, momentum = 0.9),
@@ -113,10 +115,12 @@ elapsed <- proc.time()[["elapsed"]] - t0
 # 6. the peak
 hwm <- proc_kb("VmHWM")
 rss_end <- proc_kb("VmRSS")
-params <- sum(as.double(widths[-length(widths)]) * widths[-1L] + widths[-1L])
+params <- sum(as.double(widths[-length(widths)]) * widths[-1L] + widths[-1L]) +
+  2 * sum(after %in% c("batch_norm", "layer_norm")) * sum(as.double(widths[-c(1L, length(widths))]))
 cat(sprintf(paste0("RESULT,widths=%s,batch=%d,optimizer=%s,activation=%s,loss=%s,device=%s,",
                    "params=%.0f,baseline=%.0f,hwm=%.0f,peak=%.0f,rss_end=%.0f,",
-                   "pass_pool=%.0f,persistent_pool=%.0f,reset_ok=%s,seconds=%.2f\n"),
+                   "pass_pool=%.0f,persistent_pool=%.0f,reset_ok=%s,seconds=%.2f,after=%s\n"),
             paste(widths, collapse = "-"), batch, opt$optimizer, opt$activation, opt$loss,
             opt$device, params, baseline, hwm, hwm - baseline, rss_end,
-            pools[["pass"]], pools[["persistent"]], reset_ok, elapsed))
+            pools[["pass"]], pools[["persistent"]], reset_ok, elapsed,
+            paste(c(after, if (!length(after)) "none"), collapse = "+")))

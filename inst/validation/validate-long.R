@@ -5,6 +5,9 @@
 #   Rscript inst/validation/validate-long.R --from-csv=inst/validation/measurements-long-holdout.csv
 #   Rscript inst/validation/validate-long.R --grid=long_fit --steps=5 --torture=true \
 #     --measure-only --out=measurements-step-max.csv    # the step's largest live heap
+#   Rscript inst/validation/validate-long.R --grid=layers_fit --torture=true --measure-only \
+#     --out=measurements-layers-fit.csv                 # batch norm, dropout, layer norm
+#   Rscript inst/validation/validate-long.R --grid=layers_holdout  # their goal, in CI
 #   (--measure-only stops after measuring; --markdown prints the table in Markdown; --torture
 #   runs one more step under gctorture(), see measure-long.R)
 #
@@ -15,13 +18,16 @@
 # than 15%. Exit status 1 when it is missed. Needs ggmlR and agmem installed; Linux.
 # grid_long_fit() is what the live and rss figures of src/rules.c are fitted on
 # (measurements-long-fit.csv); grid_long_holdout() is what the goal is judged on
-# (measurements-long-holdout.csv); grid_long_subset() is the part of it CI runs.
+# (measurements-long-holdout.csv); grid_long_subset() is the part of it CI runs. The layers'
+# grids (grid_layers_fit(), grid_layers_holdout()) add batch norm, dropout and layer norm after
+# the hidden layers (issue 16); their figures are fitted by fit-layers.R.
 
 here <- local({
   file_arg <- grep("^--file=", commandArgs(FALSE), value = TRUE)
   if (length(file_arg)) dirname(normalizePath(sub("^--file=", "", file_arg[1L]))) else "."
 })
 source(file.path(here, "grids.R"))
+source(file.path(here, "harness.R"))
 
 args <- commandArgs(trailingOnly = TRUE)
 opt <- list(grid = "long_subset", from_csv = "", out = "", measure_only = "false",
@@ -41,7 +47,8 @@ measure_long <- function(cfg, steps, torture = "false") {
          paste0("--batch=", cfg$batch), paste0("--optimizer=", cfg$optimizer),
          paste0("--activation=", cfg$activation), paste0("--loss=", cfg$loss),
          paste0("--variant=", cfg$variant), paste0("--steps=", steps),
-         paste0("--torture=", torture))
+         paste0("--torture=", torture),
+         paste0("--after=", if (is.null(cfg$after)) "none" else cfg$after))
   out <- suppressWarnings(system2(rscript, a, stdout = TRUE, stderr = TRUE))
   line <- grep("^RESULT,", out, value = TRUE)
   if (length(line) != 1L) {
@@ -50,7 +57,7 @@ measure_long <- function(cfg, steps, torture = "false") {
   }
   kv <- strsplit(strsplit(sub("^RESULT,", "", line), ",", fixed = TRUE)[[1]], "=", fixed = TRUE)
   vals <- stats::setNames(lapply(kv, `[`, 2L), vapply(kv, `[`, "", 1L))
-  chr <- c("widths", "optimizer", "activation", "loss", "device", "variant", "reset_ok")
+  chr <- c("widths", "optimizer", "activation", "loss", "device", "variant", "reset_ok", "after")
   # Checkpoints the run did not reach are written "NA".
   vals[setdiff(names(vals), chr)] <- lapply(vals[setdiff(names(vals), chr)], function(v) {
     if (identical(v, "NA")) NA_real_ else as.numeric(v)
@@ -63,8 +70,10 @@ if (nzchar(opt$from_csv)) {
   m <- utils::read.csv(opt$from_csv, stringsAsFactors = FALSE)
 } else {
   g <- switch(opt$grid, long_fit = grid_long_fit(), long_holdout = grid_long_holdout(),
-              long_subset = grid_long_subset(),
-              stop("`--grid` must be long_fit, long_holdout or long_subset", call. = FALSE))
+              long_subset = grid_long_subset(), layers_fit = grid_layers_fit(),
+              layers_holdout = grid_layers_holdout(),
+              stop("`--grid` must be long_fit, long_holdout, long_subset, layers_fit or ",
+                   "layers_holdout", call. = FALSE))
   if (nzchar(opt$out) && file.exists(opt$out)) stop("`--out` exists already: ", opt$out)
   rows <- list()
   t0 <- proc.time()[["elapsed"]]
@@ -76,7 +85,8 @@ if (nzchar(opt$from_csv)) {
       utils::write.table(r, opt$out, sep = ",", row.names = FALSE,
                          append = file.exists(opt$out), col.names = !file.exists(opt$out))
     }
-    message(sprintf("%d/%d %s: %.1f MB, %.0f s", i, nrow(g), long_keys(g[i, ]), r$peak / 1e6,
+    message(sprintf("%d/%d %s%s: %.1f MB, %.0f s", i, nrow(g), long_keys(g[i, ]),
+                    if (is.null(g$after)) "" else paste0(" after ", g$after[i]), r$peak / 1e6,
                     proc.time()[["elapsed"]] - t0))
   }
   m <- do.call(rbind, rows)
@@ -93,9 +103,17 @@ data_bytes <- function(widths, batch) {
   w <- as.numeric(strsplit(widths, "-", fixed = TRUE)[[1]])
   (w[1L] + w[length(w)]) * 4 * batch * 8
 }
+# A run's model: its dense stack, or, with layers after the hidden ones (the layers' grids), the
+# ggmlR model measure-long.R trained, read by ag_model_spec() (ggmlR must be installed).
+after_of <- function(i) if (is.null(m$after) || is.na(m$after[i])) "none" else m$after[i]
 pred <- vapply(seq_len(nrow(m)), function(i) {
   widths <- as.numeric(strsplit(m$widths[i], "-", fixed = TRUE)[[1]])
-  spec <- agmem::ag_dense_stack(widths, m$activation[i], m$loss[i])
+  spec <- if (after_of(i) == "none") {
+    agmem::ag_dense_stack(widths, m$activation[i], m$loss[i])
+  } else {
+    model <- ggmlR::ag_sequential(build_layers(widths, m$activation[i], read_after(after_of(i))))
+    agmem::ag_model_spec(model, m$loss[i])
+  }
   mem <- suppressWarnings(agmem::ag_training_memory(
     spec, m$batch[i], m$optimizer[i], quiet = TRUE, steps = m$steps[i],
     data_size = data_bytes(m$widths[i], m$batch[i])
@@ -109,6 +127,10 @@ m$ratio <- m$agmem / m$measured
 m$within <- abs(m$agmem - m$measured) <= pmax(0.15 * m$measured, 8e6)
 m$under15 <- m$agmem < 0.85 * m$measured
 
+# The model as the tables show it: its widths, then the layers after each hidden one.
+m$label <- vapply(seq_len(nrow(m)), function(i) {
+  if (after_of(i) == "none") m$widths[i] else paste0(m$widths[i], " +", after_of(i))
+}, "")
 fmt_mb <- function(x) ifelse(is.finite(x), sprintf("%8.1f", x / mib), "       -")
 if (identical(opt$markdown, "true")) {
   cat("| layers (widths) | batch | optimizer | activation | loss | step 3 MiB | step 20 MiB |",
@@ -116,7 +138,7 @@ if (identical(opt$markdown, "true")) {
   cat("|---|---:|---|---|---|---:|---:|---:|---:|---:|\n")
   for (i in seq_len(nrow(m))) {
     cat(sprintf("| %s | %d | %s | %s | %s | %s | %s | %s | %s | %.2f |\n",
-                gsub("-", " ", m$widths[i], fixed = TRUE), as.integer(m$batch[i]),
+                gsub("-", " ", m$label[i], fixed = TRUE), as.integer(m$batch[i]),
                 m$optimizer[i], m$activation[i], m$loss[i], trimws(fmt_mb(m$peak_3[i])),
                 trimws(fmt_mb(m$peak_20[i])), trimws(fmt_mb(m$peak_100[i])),
                 trimws(fmt_mb(m$agmem[i])), m$ratio[i]))
@@ -126,7 +148,7 @@ if (identical(opt$markdown, "true")) {
   cat(sprintf("%-40s %5s %-9s %-5s %-21s %8s %8s %8s %8s %6s\n", "widths", "batch", "optimizer",
               "var", "loss", "step 3", "step 20", "step 100", "agmem", "a/m"))
   for (i in seq_len(nrow(m))) {
-    cat(sprintf("%-40s %5d %-9s %-5s %-21s %s %s %s %s %6.2f%s\n", m$widths[i],
+    cat(sprintf("%-40s %5d %-9s %-5s %-21s %s %s %s %s %6.2f%s\n", m$label[i],
                 as.integer(m$batch[i]), m$optimizer[i], m$variant[i], m$loss[i],
                 fmt_mb(m$peak_3[i]), fmt_mb(m$peak_20[i]), fmt_mb(m$peak_100[i]),
                 fmt_mb(m$agmem[i]), m$ratio[i], if (m$within[i]) "" else "  *"))

@@ -38,7 +38,8 @@ measure_config <- function(cfg) {
   a <- c(file.path(here, "measure-one.R"), paste0("--widths=", gsub("-", ",", cfg$widths)),
          paste0("--batch=", cfg$batch), paste0("--optimizer=", cfg$optimizer),
          paste0("--activation=", cfg$activation), paste0("--loss=", cfg$loss),
-         paste0("--device=", cfg$device))
+         paste0("--device=", cfg$device),
+         paste0("--after=", if (is.null(cfg$after)) "none" else cfg$after))
   out <- suppressWarnings(system2(rscript, a, stdout = TRUE, stderr = TRUE))
   line <- grep("^RESULT,", out, value = TRUE)
   if (length(line) != 1L) {
@@ -79,8 +80,8 @@ if (nzchar(opt$from_csv)) {
   grid_name <- basename(opt$from_csv)
 } else {
   g <- switch(opt$grid, fit = grid_fit(), holdout = grid_holdout(), large = grid_large(),
-              subset = grid_subset(),
-              stop("`--grid` must be fit, holdout, large or subset", call. = FALSE))
+              subset = grid_subset(), layers_fit = cbind(grid_layers_fit(), device = "cpu"),
+              stop("`--grid` must be fit, holdout, large, subset or layers_fit", call. = FALSE))
   if (nzchar(opt$out) && file.exists(opt$out)) stop("`--out` exists already: ", opt$out)
   t0 <- proc.time()[["elapsed"]]
   m <- measure_grid(g, opt$out)

@@ -503,8 +503,8 @@ test_that("a real ggmlR model plans as the dense stack it is", {
 })
 
 test_that("a model with a part agmem does not model is refused, or planned as a lower bound", {
-  model <- fake_sequential(fake_linear(784, 256, "relu"), fake_dropout(0.2),
-                           fake_linear(256, 10))
+  emb <- fake_layer("ag_embedding", list(weight = fake_tensor(c(256, 100))), "embedding(100, 256)")
+  model <- fake_sequential(fake_linear(784, 256, "relu"), emb, fake_linear(256, 10))
   expect_snapshot(error = TRUE, ag_max_batch_size(model, "1 GiB"))
   expect_agmem_error(ag_memory_sweep(model, 1:4), class = "agmem_error_unmodelled")
   expect_warning(b <- ag_max_batch_size(model, "128 MiB", lower_bound = TRUE), "lower bound",
@@ -522,6 +522,26 @@ test_that("a model with a part agmem does not model is refused, or planned as a 
   # A fully modelled model plans without a word.
   spec <- ag_dense_stack(c(784, 256, 10))
   expect_silent(ag_max_batch_size(spec, "128 MiB", lower_bound = TRUE))
+})
+
+test_that("batch norm and dropout are planned on the CPU, and refused where not modelled", {
+  bn <- fake_layer("ag_batch_norm", list(gamma = fake_tensor(c(256, 1)),
+                                         beta = fake_tensor(c(256, 1))))
+  model <- fake_sequential(fake_linear(784, 256, "relu"), bn, fake_dropout(0.2),
+                           fake_linear(256, 10))
+  plain <- ag_dense_stack(c(784, 256, 10))
+  b <- expect_silent(ag_max_batch_size(model, "256 MiB"))
+  # The layers cost memory per sample: a smaller batch than the stack without them.
+  expect_lt(b, ag_max_batch_size(plain, "256 MiB"))
+  expect_gt(b, 1)
+  expect_gt(ag_memory_sweep(model, 64, "adam")$host_high,
+            ag_memory_sweep(plain, 64, "adam")$host_high)
+  # On the GPU the layers were not measured: refused, or a lower bound on request.
+  expect_agmem_error(ag_max_batch_size(model, "16 MiB", device = "gpu"),
+                     "layer 2 \\(batch_norm\\): not modelled on device \"gpu\"",
+                     class = "agmem_error_unmodelled")
+  expect_warning(ag_max_batch_size(model, "16 MiB", device = "gpu", lower_bound = TRUE),
+                 class = "agmem_warning_lower_bound")
 })
 
 test_that("a NULL budget says which figure it planned on, and where it read it", {

@@ -40,12 +40,12 @@ test_that("values resident on the device are read through their shape field", {
 
 test_that("other layers count their parameters and are listed as not covered", {
   emb <- fake_layer("ag_embedding", list(weight = fake_tensor(c(4, 10))), "embedding(10, 4)")
-  norm <- fake_layer("ag_layer_norm", list(gamma = fake_tensor(c(4, 1)),
-                                           beta = fake_tensor(c(4, 1))), method = FALSE)
-  model <- fake_sequential(emb, norm, fake_dropout(), fake_linear(4, 3))
+  attn <- fake_layer("ag_multihead_attention", list(w_q = fake_tensor(c(4, 4))), method = FALSE)
+  model <- fake_sequential(emb, attn, fake_dropout(), fake_linear(4, 3))
   spec <- ag_model_spec(model)
-  expect_identical(spec$shapes, list(c(4, 10), c(4, 1), c(4, 1), c(3, 4), c(3, 1)))
-  expect_identical(spec$layers$type, c("ag_embedding", "ag_layer_norm", "ag_dropout", "linear"))
+  expect_identical(spec$shapes, list(c(4, 10), c(4, 4), c(3, 4), c(3, 1)))
+  expect_identical(spec$layers$type, c("ag_embedding", "ag_multihead_attention", "dropout",
+                                       "linear"))
   expect_identical(spec$layers$units, c(NA, NA, NA, 3))
   expect_identical(spec$ops, list(character(0), character(0), character(0),
                                   c("matmul", "add")))
@@ -53,13 +53,52 @@ test_that("other layers count their parameters and are listed as not covered", {
   expect_identical(spec$output_width, 3)
   expect_length(spec$uncovered, 3L)
   expect_match(spec$uncovered[[1]], "^layer 1 \\(ag_embedding, embedding\\(10, 4\\)\\)")
-  expect_match(spec$uncovered[[2]], "^layer 2 \\(ag_layer_norm\\).*2 parameter tensors counted")
-  expect_match(spec$uncovered[[3]], "^layer 3 \\(ag_dropout, dropout\\(0.5\\)\\).*0 parameter")
-  expect_true(all(grepl("not modelled", spec$uncovered)))
+  expect_match(spec$uncovered[[2]], "^layer 2 \\(ag_multihead_attention\\).*1 parameter tensor counted")
+  # A dropout after a layer agmem cannot read has a mask of unknown size.
+  expect_match(spec$uncovered[[3]], "^layer 3 \\(dropout, dropout\\(0.5\\)\\): its mask is as wide")
+  expect_true(all(grepl("not modelled|cannot read", spec$uncovered)))
+})
+
+test_that("batch norm, dropout and layer norm are read as one op of their width", {
+  norm <- fake_layer("ag_layer_norm", list(gamma = fake_tensor(c(16, 1)),
+                                           beta = fake_tensor(c(16, 1))), method = FALSE)
+  bn <- fake_layer("ag_batch_norm", list(gamma = fake_tensor(c(16, 1)),
+                                         beta = fake_tensor(c(16, 1))), "batch_norm(16)")
+  model <- fake_sequential(fake_linear(4, 16, "relu"), bn, fake_dropout(), norm,
+                           fake_linear(16, 3))
+  spec <- ag_model_spec(model, loss = "softmax_cross_entropy")
+  expect_identical(spec$layers$type, c("linear", "batch_norm", "dropout", "layer_norm", "linear"))
+  expect_identical(spec$layers$units, c(16, 16, 16, 16, 3))
+  expect_identical(spec$ops, list(c("matmul", "add", "relu"), "batch_norm", "dropout",
+                                  "layer_norm", c("matmul", "add")))
+  expect_identical(spec$shapes, list(c(16, 4), c(16, 1), c(16, 1), c(16, 1), c(16, 1),
+                                     c(16, 1), c(3, 16), c(3, 1)))
+  expect_identical(spec$uncovered, character(0))
+  # A dropout of rate 0 or in eval mode returns its input (R/ag_layers.R:183): no op.
+  off <- fake_dropout(0)
+  off$rate <- 0
+  evald <- fake_dropout()
+  evald$training <- FALSE
+  expect_identical(ag_model_spec(fake_sequential(fake_linear(4, 8), off))$ops[[2]], character(0))
+  expect_identical(ag_model_spec(fake_sequential(fake_linear(4, 8), evald))$ops[[2]],
+                   character(0))
+  # A batch norm in eval mode is not modelled; a layer norm without gamma reads its width field.
+  bn$training <- FALSE
+  evaled <- ag_model_spec(fake_sequential(fake_linear(4, 16), bn))
+  expect_match(evaled$uncovered[[1]], "layer 2 \\(batch_norm, batch_norm\\(16\\)\\): it is in eval mode")
+  plain <- fake_layer("ag_layer_norm", method = FALSE)
+  plain$normalized_shape <- 8L
+  spec <- ag_model_spec(fake_sequential(fake_linear(4, 8), plain))
+  expect_identical(spec$ops[[2]], "layer_norm")
+  expect_identical(spec$layers$units[[2]], 8)
+  plain$normalized_shape <- "eight"
+  expect_agmem_error(ag_model_spec(fake_sequential(fake_linear(4, 8), plain)),
+                     "`x`: layer 2 has no readable width", class = "agmem_error_argument")
 })
 
 test_that("a last layer that is not covered leaves the loss uncovered too", {
-  spec <- ag_model_spec(fake_sequential(fake_linear(4, 3), fake_dropout()))
+  emb <- fake_layer("ag_embedding", list(weight = fake_tensor(c(4, 10))), "embedding(10, 4)")
+  spec <- ag_model_spec(fake_sequential(fake_linear(4, 3), emb))
   expect_identical(spec$output_width, NA_real_)
   expect_match(spec$uncovered[[2]], "^loss \"mse\": not modelled")
   gelu <- ag_model_spec(fake_linear(3, 5, "gelu"))
@@ -148,8 +187,11 @@ test_that("real ggmlR models read as their fakes do", {
   expect_identical(ag_model_spec(real), ag_model_spec(fake))
   # The count is that of the tensors ggmlR's optimizers would be given.
   n <- sum(vapply(real$parameters(), function(p) length(p$data), numeric(1)))
-  expect_warning(mem <- ag_training_memory(real, quiet = TRUE), class = "agmem_warning_lower_bound")
+  expect_silent(mem <- ag_training_memory(real, quiet = TRUE))
   expect_identical(mem$params, as.double(n))
+  expect_warning(ag_training_memory(real, quiet = TRUE, device = "gpu"),
+                 "layer 2 \\(dropout\\): not modelled on device \"gpu\"",
+                 class = "agmem_warning_lower_bound")
 
   others <- g$ag_sequential(g$ag_embedding(10L, 4L), g$ag_layer_norm(4L),
                             g$ag_multihead_attention(4L, 2L), g$ag_batch_norm(4L),
@@ -157,9 +199,25 @@ test_that("real ggmlR models read as their fakes do", {
   spec <- ag_model_spec(others)
   n <- sum(vapply(others$parameters(), function(p) length(p$data), numeric(1)))
   expect_identical(sum(vapply(spec$shapes, prod, numeric(1))), as.double(n))
-  expect_identical(spec$layers$type, c("ag_embedding", "ag_layer_norm",
-                                       "ag_multihead_attention", "ag_batch_norm", "linear"))
-  expect_length(spec$uncovered, 4L)
+  expect_identical(spec$layers$type, c("ag_embedding", "layer_norm",
+                                       "ag_multihead_attention", "batch_norm", "linear"))
+  expect_length(spec$uncovered, 2L)
+  norms <- g$ag_sequential(g$ag_linear(6L, 5L, activation = "relu"), g$ag_batch_norm(5L),
+                           g$ag_dropout(0.2), g$ag_layer_norm(5L), g$ag_linear(5L, 2L))
+  fake_norms <- fake_sequential(
+    fake_linear(6, 5, "relu"),
+    fake_layer("ag_batch_norm", list(gamma = fake_tensor(c(5, 1)), beta = fake_tensor(c(5, 1)))),
+    fake_dropout(0.2),
+    fake_layer("ag_layer_norm", list(gamma = fake_tensor(c(5, 1)), beta = fake_tensor(c(5, 1)))),
+    fake_linear(5, 2)
+  )
+  expect_identical(ag_model_spec(norms), ag_model_spec(fake_norms))
+  # In eval mode the dropout is the identity and the batch norm is not modelled; the layer norm
+  # is the same in both modes.
+  g$ag_eval(norms)
+  evaled <- ag_model_spec(norms)
+  expect_identical(evaled$ops[2:4], list(character(0), character(0), "layer_norm"))
+  expect_length(evaled$uncovered, 1L)
   expect_identical(ag_model_spec(others$parameters())$shapes, spec$shapes)
   expect_identical(ag_model_spec(g$ag_linear(3L, 5L))$ops, list(c("matmul", "add")))
 })

@@ -302,6 +302,13 @@ test_that("every figure equals the rule table evaluated in R; peaks are sums, mo
                              sample(c("mse", "cross_entropy", "softmax_cross_entropy"), 1L),
                              stats::runif(1) < 0.8)
       g <- grid[sample.int(nrow(grid), 1L), ]
+      # On the CPU, half the models have batch norm, dropout or layer norm after hidden layers.
+      if (g$device == "cpu" && length(widths) > 2L && stats::runif(1) < 0.5) {
+        for (h in seq_len(length(widths) - 2L)) {
+          spec$ops[[h]] <- c(spec$ops[[h]], sample(c("batch_norm", "dropout", "layer_norm"),
+                                                   sample(0:2, 1L)))
+        }
+      }
       batches <- sort(sample.int(if (stats::runif(1) < 0.5) 4096L else .Machine$integer.max, 5L))
       steps <- sample(c(1, 3, 4, 100, 1e4), 1L)
       data <- if (stats::runif(1) < 0.5) 0 else round(stats::runif(1, 0, 1e9))
@@ -348,7 +355,7 @@ test_that("the rule table cites a source for every row and is complete", {
     expect_true(all(nzchar(tab$cite)))
     expect_true(all(tab$basis %in% c("measured", "source only")))
     expect_true(all(is.finite(tab$bytes) & tab$bytes >= 0))
-    expect_true(all(grepl("issue #10|source only", tab$cite)))
+    expect_true(all(grepl("issue #10|issue #16|source only", tab$cite)))
     expect_identical(tab$basis == "source only", grepl("^source only", tab$cite))
     expect_true(all(is.finite(tab$alloc_step) & tab$alloc_step >= 0))
   }
@@ -364,7 +371,7 @@ test_that("the rule table cites a source for every row and is complete", {
     expect_identical(sort(gc$figure[gc$device == dev]), sort(want))
   }
   live <- rules$live
-  expect_true(all(nzchar(live$cite) & grepl("issue #15", live$cite)))
+  expect_true(all(nzchar(live$cite) & grepl("issue #15|issue #16", live$cite)))
   expect_true(all(is.finite(live$bytes) & live$bytes >= 0))
   # A live figure per parameter for every optimizer, and one for every op of the CPU.
   expect_setequal(live$optimizer[is.na(live$op)], c("adam", "sgd", "sgd_plain"))
@@ -405,11 +412,12 @@ test_that("the report takes other units; format() returns its lines", {
 })
 
 test_that("the report names what is not modelled and what is source only", {
-  model <- fake_sequential(fake_linear(4, 8, "relu"), fake_dropout())
+  emb <- fake_layer("ag_embedding", list(weight = fake_tensor(c(8, 10))), "embedding(10, 8)")
+  model <- fake_sequential(fake_linear(4, 8, "relu"), emb)
   expect_warning(lines <- capture.output(ag_training_memory(model)), "lower bound",
                  class = "agmem_warning_lower_bound")
   expect_true(any(grepl("Not modelled .*lower bound", lines)))
-  expect_true(any(grepl("layer 2 \\(ag_dropout", lines)))
+  expect_true(any(grepl("layer 2 \\(ag_embedding", lines)))
   expect_true(any(grepl("loss \"mse\"", lines)))
   lines <- capture.output(ag_training_memory(mlp, device = "gpu", dtype = "bf16"))
   expect_true(any(grepl("\\[source only\\]$", lines)))
@@ -506,6 +514,11 @@ test_that("the .Call entry point checks every argument it reads", {
     expect_agmem_error(call(shapes = bad), "`shapes`")
   }
   expect_agmem_error(call(dt = "f16"), "`dtype` \"f16\" does not apply with device \"cpu\"")
+  # An op the device has no rule for is refused at this level; ag_training_memory() lists it as
+  # not modelled first (spec_on_device()).
+  expect_agmem_error(call(units = 4, ops = "batch_norm", dev = "gpu"),
+                     "`ops`: op \"batch_norm\" has no rule for device \"gpu\"")
+  expect_identical(call(units = 4, ops = "dropout")$params, n_mlp)
 })
 
 test_that("a figure that would not be finite is an error, not Inf", {

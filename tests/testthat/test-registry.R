@@ -11,9 +11,9 @@ test_that("the registry holds the names of the C tables", {
   expect_identical(reg("places"), c("host", "device"))
   expect_identical(reg("losses"), c("mse", "cross_entropy", "softmax_cross_entropy"))
   expect_identical(reg("activations"), c("relu", "sigmoid", "tanh", "softmax"))
-  expect_identical(reg("layers"), "linear")
+  expect_identical(reg("layers"), c("linear", "batch_norm", "dropout", "layer_norm"))
   expect_identical(reg("device_places"), c(cpu = "host", gpu = "device"))
-  expect_setequal(reg("ops")$kind, c("data", "linear", "activation", "loss"))
+  expect_setequal(reg("ops")$kind, c("data", "linear", "activation", "loss", "layer"))
 })
 
 test_that("the exported functions' defaults show the registry's choices", {
@@ -35,13 +35,18 @@ test_that("the exported functions' defaults show the registry's choices", {
   }
 })
 
-test_that("every op of the registry has rules on every device, and every rule names an op", {
+test_that("every op has rules on the CPU, every rule names an op, and the registry knows where", {
   rules <- agmem:::training_rules()
   ops <- reg("ops")$name
   expect_setequal(unique(rules$unit$op), ops)
-  for (device in reg("devices")) {
-    expect_setequal(unique(rules$unit$op[rules$unit$device == device]), ops)
-  }
+  expect_setequal(unique(rules$unit$op[rules$unit$device == "cpu"]), ops)
+  # The layers of kind "layer" were measured on the CPU only; every other op is on every device.
+  layer_ops <- reg("ops")$name[reg("ops")$kind == "layer"]
+  expect_setequal(unique(rules$unit$op[rules$unit$device == "gpu"]), setdiff(ops, layer_ops))
+  expect_identical(names(reg("op_devices")), ops)
+  expect_identical(reg("op_devices")[layer_ops],
+                   stats::setNames(rep(list("cpu"), length(layer_ops)), layer_ops))
+  expect_identical(reg("op_devices")[["matmul"]], c("cpu", "gpu"))
   named <- function(col, table) setdiff(unique(col), c("any", reg(table)))
   expect_length(named(rules$param$optimizer, "optimizers"), 0L)
   expect_length(named(rules$param$device, "devices"), 0L)

@@ -1,0 +1,110 @@
+# fit-layers.R: the figures of src/rules.c for ag_batch_norm(), ag_dropout() and ag_layer_norm(),
+# fitted on the layers' fit grid (grids.R, grid_layers_fit()).
+#
+#   Rscript inst/validation/fit-layers.R [measurements-layers-fit.csv] [measurements-layers-three.csv]
+#
+# The fit grid pairs each dense stack with itself followed, after each hidden layer, by one of
+# the layers. What a pair differs by is what the layer costs, whatever the stack's own figures;
+# the layer's units are the hidden units (their sum over the hidden layers) times the batch. Per
+# unit and sample, through the origin, by least squares over the ten pairs of each layer:
+#   - from the 100-step runs with one more step under gctorture() (validate-long.R --torture):
+#     the step's largest live heap (gc()'s "max used" over that step, less the heap at the start):
+#     agmem_live_rules' `step_max`; the bytes live at R's full collections (the largest
+#     "vectors used" after a level-2 collection, less the heap at the start): its `bytes`; the
+#     resident memory over R's heap peak (the RSS peak at step 100 less gc()'s "max used" over
+#     the start): its `retained`;
+#   - from the three-step runs (validate.R --grid=layers_fit): the bytes allocated per step,
+#     from the pairs whose peaks both stay under 80% of the first trigger's headroom, where no
+#     collection has run and the peak is the bytes allocated (0.909 of them as counted,
+#     agmem_gc_rules' alloc_scale): the unit rules' `alloc_step`; and the peak once R collects,
+#     from the pairs whose peaks are both over the headroom: the unit rules' `bytes`.
+# The parameters a layer adds (gamma and beta: twice its width) are taken off at the table's
+# per-parameter figures. Then it compares the figures with the table agmem was built with
+# (agmem must be installed).
+
+here <- local({
+  file_arg <- grep("^--file=", commandArgs(FALSE), value = TRUE)
+  if (length(file_arg)) dirname(normalizePath(sub("^--file=", "", file_arg[1L]))) else "."
+})
+args <- commandArgs(trailingOnly = TRUE)
+long_csv <- if (length(args)) args[[1L]] else file.path(here, "measurements-layers-fit.csv")
+three_csv <- if (length(args) > 1L) args[[2L]] else file.path(here, "measurements-layers-three.csv")
+if (!requireNamespace("agmem", quietly = TRUE)) {
+  stop("fit-layers.R needs agmem installed", call. = FALSE)
+}
+rules <- agmem:::training_rules()
+live <- rules$live[rules$live$device == "cpu", ]
+per_param <- function(opt, col) live[[col]][is.na(live$op) & live$optimizer == opt]
+param_alloc <- function(opt) {
+  p <- rules$param[rules$param$device == "cpu" & rules$param$where == "host" &
+                     rules$param$optimizer %in% c("any", opt), ]
+  sum(p$alloc_step)
+}
+gc_fig <- function(name) rules$gc$value[rules$gc$device == "cpu" & rules$gc$figure == name]
+layers <- c("batch_norm", "dropout", "layer_norm")
+
+# The runs of a csv as pairs: each row of a layer with the row of its stack without it, `units`
+# the layer's units and samples, `dparams` the parameters it adds.
+pairs <- function(path) {
+  m <- utils::read.csv(path, stringsAsFactors = FALSE)
+  m$key <- paste(m$widths, m$batch, m$optimizer, m$activation, m$loss)
+  base <- m[m$after == "none", ]
+  p <- m[m$after %in% layers, ]
+  b <- base[match(p$key, base$key), ]
+  w <- lapply(strsplit(p$widths, "-", fixed = TRUE), as.numeric)
+  p$units <- vapply(w, function(x) sum(x[-c(1L, length(x))]), 0) * p$batch
+  p$dparams <- p$params - b$params
+  list(p = p, b = b)
+}
+# The least-squares slope through the origin of y on units, for each layer (NA without data).
+slope <- function(p, y, keep = rep(TRUE, length(y))) {
+  vapply(layers, function(l) {
+    k <- keep & p$after == l & is.finite(y)
+    if (!any(k)) NA_real_ else sum(y[k] * p$units[k]) / sum(p$units[k]^2)
+  }, 0)
+}
+
+lp <- pairs(long_csv)
+p <- lp$p
+b <- lp$b
+opt_fig <- function(col) vapply(p$optimizer, per_param, 0, col = col)
+d_max <- (p$live_step_max - p$heap0) - (b$live_step_max - b$heap0) - p$dparams * opt_fig("step_max")
+d_live <- (p$live_full - p$heap0) - (b$live_full - b$heap0) - p$dparams * opt_fig("bytes")
+over <- function(r) r$peak_100 - (r$heap_max - r$heap0)
+d_kept <- over(p) - over(b) - p$dparams * opt_fig("retained")
+fit <- rbind(step_max = slope(p, d_max), bytes = slope(p, d_live), retained = slope(p, d_kept))
+off_max <- d_max - p$units * fit["step_max", p$after]
+
+tp <- pairs(three_csv)
+t3 <- tp$p
+t3b <- tp$b
+headroom <- gc_fig("headroom")
+scale <- gc_fig("alloc_scale")
+steps <- gc_fig("steps")
+d3 <- t3$peak - t3b$peak
+alloc_d <- d3 / (scale * steps) - t3$dparams * vapply(t3$optimizer, param_alloc, 0)
+under <- t3$peak < 0.8 * headroom & t3b$peak < 0.8 * headroom
+overh <- t3$peak > headroom & t3b$peak > headroom
+fit <- rbind(fit, alloc_step = slope(t3, alloc_d, under), three_bytes = slope(t3, d3, overh))
+
+cat(sprintf(paste0("%d pairs of 100-step runs; %d pairs of three-step runs (%d under 80%% of ",
+                   "the headroom, %d over it)\n"), nrow(p), nrow(t3), sum(under), sum(overh)))
+# Where the parameters' update is the step's largest point (a small batch on a large model),
+# the layers' activations are not all live there, and the pair differs by less.
+cat(sprintf("step_max: measured less fitted difference from %.2f to %.2f MB (median %.2f)\n",
+            min(off_max) / 1e6, max(off_max) / 1e6, stats::median(off_max) / 1e6))
+print(round(fit, 2))
+
+# The table agmem was built with, in the same order.
+unit <- rules$unit[rules$unit$device == "cpu", ]
+table_fig <- rbind(
+  step_max = vapply(layers, function(l) sum(live$step_max[live$op %in% l]), 0),
+  bytes = vapply(layers, function(l) sum(live$bytes[live$op %in% l]), 0),
+  retained = vapply(layers, function(l) sum(live$retained[live$op %in% l]), 0),
+  alloc_step = vapply(layers, function(l) sum(unit$alloc_step[unit$op %in% l]), 0),
+  three_bytes = vapply(layers, function(l) sum(unit$bytes[unit$op %in% l]), 0)
+)
+# The table rounds to two decimals; a negative fit is written 0 (a layer frees nothing).
+off <- abs(table_fig - pmax(round(fit, 2), 0)) > 0.0051
+cat(if (any(off)) "differs from src/rules.c\n" else "src/rules.c holds these figures\n")
+if (any(off)) print(table_fig)
