@@ -16,25 +16,34 @@
 #' **Covered.** An `ag_linear()` layer (a list with the tensors `W`, of
 #' shape `c(out, in)`, and `b`, and the closure `forward` whose environment
 #' holds `activation`) is modelled: a product, a bias and its activation,
-#' `"relu"`, `"sigmoid"`, `"tanh"`, `"softmax"` or none.
+#' `"relu"`, `"sigmoid"`, `"tanh"`, `"softmax"` or none. So are
+#' `ag_batch_norm()` in training mode, `ag_dropout()` and `ag_layer_norm()`,
+#' each one op of its width (the length of its `gamma`; for a dropout, the
+#' output width of the layer before it), measured on device `"cpu"` only: on
+#' device `"gpu"`, [ag_training_memory()] and the planners list them as not
+#' modelled. A dropout of rate 0 or in eval mode returns its input and costs
+#' nothing.
 #'
-#' **Not covered.** Any other layer (`ag_embedding()`, `ag_layer_norm()`,
-#' `ag_batch_norm()`, `ag_multihead_attention()`, `ag_dropout()`, a layer of
-#' your own, ...), or an `ag_linear()` with an activation agmem does not model:
-#' its parameters are counted (from its `parameters()` method, or else from the
-#' `ag_param` tensors among its fields), but its activation memory is not, and
-#' it is listed in `uncovered` with the reason. A list of `ag_param` has no
-#' layers: only its parameters are counted. When the last layer is not
-#' covered, the loss is not modelled either. [ag_training_memory()] reports
-#' everything in `uncovered`: its peak is then a lower bound.
+#' **Not covered.** Any other layer (`ag_embedding()`,
+#' `ag_multihead_attention()`, a layer of your own, ...), a batch norm in eval
+#' mode, a dropout after a layer agmem cannot read, or an `ag_linear()` with an
+#' activation agmem does not model: its parameters are counted (from its
+#' `parameters()` method, or else from the `ag_param` tensors among its
+#' fields), but its activation memory is not, and it is listed in `uncovered`
+#' with the reason. A list of `ag_param` has no layers: only its parameters
+#' are counted. When the last layer is not covered, the loss is not modelled
+#' either. [ag_training_memory()] reports everything in `uncovered`: its peak
+#' is then a lower bound, and the planners refuse the model unless
+#' `lower_bound = TRUE`.
 #'
 #' A tensor shared by several layers is counted once, as ggmlR's optimizers
 #' keep it once. A tensor's shape is the dimensions of its `data`, or its
 #' `shape` field when its value lives on the device.
 #'
 #' @return A list of class `"ag_model_spec"`, as [ag_dense_stack()] describes:
-#'   `shapes`, `layers` (one row per layer; `NA` in the columns of a layer that
-#'   is not covered, and the layer's class in `type`), `loss`, `input_width`,
+#'   `shapes`, `layers` (one row per layer: its type, `"linear"`,
+#'   `"batch_norm"`, `"dropout"` or `"layer_norm"`, or the class of a layer
+#'   that is not covered, with `NA` in its other columns), `loss`, `input_width`,
 #'   `output_width` (`NA` when not known), `ops` (`character(0)` for a layer
 #'   that is not covered) and `uncovered`.
 #'
@@ -49,12 +58,13 @@
 #' if (requireNamespace("ggmlR", quietly = TRUE)) {
 #'   model <- ggmlR::ag_sequential(
 #'     ggmlR::ag_linear(4L, 16L, activation = "relu"),
+#'     ggmlR::ag_batch_norm(16L),
 #'     ggmlR::ag_dropout(0.5),
 #'     ggmlR::ag_linear(16L, 2L)
 #'   )
 #'   spec <- ag_model_spec(model)
-#'   spec$layers
-#'   spec$uncovered
+#'   spec
+#'   spec$uncovered # nothing: every layer is modelled on the CPU
 #' }
 #' @export
 ag_model_spec <- function(x, loss = c("mse", "cross_entropy", "softmax_cross_entropy")) {

@@ -225,7 +225,10 @@ const R_xlen_t agmem_n_param_rules = sizeof agmem_param_rules / sizeof agmem_par
  * reachable from `loss` until the next forward pass replaces it, so the figures hold about two
  * tapes and two sets of activation gradients, and R's uncollected garbage). On the GPU, the pass
  * pool, fitted the same way on the fit grid. `alloc_step`: the host bytes allocated per step,
- * from the source (8 B per double, 4 per logical). */
+ * from the source (8 B per double, 4 per logical). The layers' rows (batch norm, dropout, layer
+ * norm; CPU only) are fitted on pairs of three-step runs with and without the layer
+ * (measurements-layers-three.csv, fit-layers.R): `alloc_step` from pairs that end before R's
+ * first collection, `bytes` from pairs that end after it. */
 const agmem_unit_rule agmem_unit_rules[] = {
     /* op, device, component, where, bytes, basis, cite, alloc_step */
 
@@ -435,7 +438,10 @@ const R_xlen_t agmem_n_gc_rules = sizeof agmem_gc_rules / sizeof agmem_gc_rules[
  * collections is a sample: over the fit grid that sample was 0.51 to 0.99 of it (median 0.89).
  * The planners plan on it (model.c, whole_run()). Per unit and sample it is 15.95 for the input,
  * 91.59 for a relu layer, 93.93 for a tanh layer, 94.56 for an output layer with mse and 159.23
- * with softmax cross-entropy. */
+ * with softmax cross-entropy.
+ * The layers' rows (batch norm, dropout, layer norm) are fitted by inst/validation/fit-layers.R
+ * on their own fit grid (measurements-layers-fit.csv): what a run with the layer after each
+ * hidden layer differs by from the same dense stack without it (design/layers.md). */
 const agmem_live_rule agmem_live_rules[] = {
     /* device, optimizer, op (NULL: per parameter), bytes, cite, retained, step_max */
     {CPU, ADAM, NULL, 46.1,

@@ -78,7 +78,7 @@ rows <- lapply(seq_len(nrow(plans)), function(i) {
 })
 r <- do.call(rbind, rows)
 if (markdown) {
-  cat("| model (widths) | after each hidden layer | optimizer | activation | loss | budget |",
+  cat("| model (widths) | after each hidden layer | optimizer | activation | loss | budget | ",
       "planned batch | real peak (MiB) | share of the budget |\n",
       "|---|---|---|---|---|---:|---:|---:|---:|\n", sep = "")
   cat(sprintf("| %s | %s | %s | %s | %s | %s | %d | %.1f | %.0f%% |\n", gsub("-", " ", r$widths),
