@@ -1,7 +1,8 @@
 # fit-layers.R: the figures of src/rules.c for ag_batch_norm(), ag_dropout() and ag_layer_norm(),
 # fitted on the layers' fit grid (grids.R, grid_layers_fit()).
 #
-#   Rscript inst/validation/fit-layers.R [measurements-layers-fit.csv] [measurements-layers-three.csv]
+#   Rscript inst/validation/fit-layers.R [measurements-layers-fit.csv] \
+#     [measurements-layers-three.csv] [measurements-layers-three-gpu.csv]
 #
 # The fit grid pairs each dense stack with itself followed, after each hidden layer, by one of
 # the layers. What a pair differs by is what the layer costs, whatever the stack's own figures;
@@ -17,7 +18,11 @@
 #     from the pairs whose peaks both stay under 80% of the first trigger's headroom, where no
 #     collection has run and the peak is the bytes allocated (0.909 of them as counted,
 #     agmem_gc_rules' alloc_scale): the unit rules' `alloc_step`; and the peak once R collects,
-#     from the pairs whose peaks are both over the headroom: the unit rules' `bytes`.
+#     from the pairs whose peaks are both over the headroom: the unit rules' `bytes`;
+# The three-step runs on device "gpu" (validate.R --grid=layers_fit_gpu) are not fitted: what a
+# pair differs by there is not proportional to the layer's units (the host grows by a near fixed
+# amount per model, the device's pass pool shrinks when a layer splits the device graph), so the
+# layers stay not modelled on that device. The script prints the spread that shows it.
 # The parameters a layer adds (gamma and beta: twice its width) are taken off at the table's
 # per-parameter figures. Then it compares the figures with the table agmem was built with
 # (agmem must be installed).
@@ -29,18 +34,22 @@ here <- local({
 args <- commandArgs(trailingOnly = TRUE)
 long_csv <- if (length(args)) args[[1L]] else file.path(here, "measurements-layers-fit.csv")
 three_csv <- if (length(args) > 1L) args[[2L]] else file.path(here, "measurements-layers-three.csv")
+gpu_csv <- if (length(args) > 2L) args[[3L]] else file.path(here, "measurements-layers-three-gpu.csv")
 if (!requireNamespace("agmem", quietly = TRUE)) {
   stop("fit-layers.R needs agmem installed", call. = FALSE)
 }
 rules <- agmem:::training_rules()
 live <- rules$live[rules$live$device == "cpu", ]
 per_param <- function(opt, col) live[[col]][is.na(live$op) & live$optimizer == opt]
-param_alloc <- function(opt) {
-  p <- rules$param[rules$param$device == "cpu" & rules$param$where == "host" &
+param_alloc <- function(opt, device = "cpu") {
+  p <- rules$param[rules$param$device == device & rules$param$where == "host" &
+                     rules$param$dtype %in% c("any", "f32") &
                      rules$param$optimizer %in% c("any", opt), ]
   sum(p$alloc_step)
 }
-gc_fig <- function(name) rules$gc$value[rules$gc$device == "cpu" & rules$gc$figure == name]
+gc_fig <- function(name, device = "cpu") {
+  rules$gc$value[rules$gc$device == device & rules$gc$figure == name]
+}
 layers <- c("batch_norm", "dropout", "layer_norm")
 
 # The runs of a csv as pairs: each row of a layer with the row of its stack without it, `units`
@@ -75,24 +84,34 @@ d_kept <- over(p) - over(b) - p$dparams * opt_fig("retained")
 fit <- rbind(step_max = slope(p, d_max), bytes = slope(p, d_live), retained = slope(p, d_kept))
 off_max <- d_max - p$units * fit["step_max", p$after]
 
+# The three-step figures of the CPU from its pairs: the host's allocation per step (pairs that
+# end under 80% of the headroom) and peak once R collects (pairs over it).
 tp <- pairs(three_csv)
 t3 <- tp$p
 t3b <- tp$b
 headroom <- gc_fig("headroom")
-scale <- gc_fig("alloc_scale")
-steps <- gc_fig("steps")
 d3 <- t3$peak - t3b$peak
-alloc_d <- d3 / (scale * steps) - t3$dparams * vapply(t3$optimizer, param_alloc, 0)
+alloc_d <- d3 / (gc_fig("alloc_scale") * gc_fig("steps")) -
+  t3$dparams * vapply(t3$optimizer, param_alloc, 0)
 under <- t3$peak < 0.8 * headroom & t3b$peak < 0.8 * headroom
 overh <- t3$peak > headroom & t3b$peak > headroom
 fit <- rbind(fit, alloc_step = slope(t3, alloc_d, under), three_bytes = slope(t3, d3, overh))
-
 cat(sprintf(paste0("%d pairs of 100-step runs; %d pairs of three-step runs (%d under 80%% of ",
                    "the headroom, %d over it)\n"), nrow(p), nrow(t3), sum(under), sum(overh)))
-# Where the parameters' update is the step's largest point (a small batch on a large model),
-# the layers' activations are not all live there, and the pair differs by less.
-cat(sprintf("step_max: measured less fitted difference from %.2f to %.2f MB (median %.2f)\n",
-            min(off_max) / 1e6, max(off_max) / 1e6, stats::median(off_max) / 1e6))
+
+# Device "gpu": per unit and sample, what each pair differs by on the host (RSS growth less the
+# device's pools, which ggml's CPU backend keeps in host memory here) and in the pass pool.
+gp <- pairs(gpu_csv)
+host_of <- function(r) r$peak - r$pass_pool - r$persistent_pool
+g_host <- (host_of(gp$p) - host_of(gp$b)) / gp$p$units
+g_pool <- (gp$p$pass_pool - gp$b$pass_pool) / gp$p$units
+cat("device \"gpu\", three steps, per unit and sample (not in the rules, see above):\n")
+for (l in layers) {
+  k <- gp$p$after == l
+  cat(sprintf("  %-10s host %8.1f to %7.1f bytes, pass pool %7.1f to %6.1f bytes\n", l,
+              min(g_host[k]), max(g_host[k]), min(g_pool[k]), max(g_pool[k])))
+}
+
 print(round(fit, 2))
 
 # The table agmem was built with, in the same order.

@@ -185,6 +185,23 @@ grid_layers_fit <- function() {
   rownames(g) <- NULL
   g
 }
+# On device "gpu" (three steps, validate.R), the fit grid and four small stacks more, whose
+# host peaks end before R's first collection, where the bytes allocated per step show.
+grid_layers_fit_gpu <- function() {
+  small <- data.frame(
+    widths = c("64-256-256-10", "512-128-128-128-10", "784-256-256-10", "256-512-512-10"),
+    batch = c(16, 24, 12, 8), optimizer = c("sgd", "sgd_plain", "sgd", "adam"),
+    activation = c("relu", "tanh", "relu", "relu"),
+    loss = c("mse", "softmax_cross_entropy", "softmax_cross_entropy", "softmax_cross_entropy"),
+    variant = "grads", stringsAsFactors = FALSE
+  )
+  after <- c("none", "batch_norm", "dropout", "layer_norm")
+  g <- small[rep(seq_len(nrow(small)), each = length(after)), ]
+  g$after <- rep(after, times = nrow(small))
+  g <- rbind(grid_layers_fit(), g)
+  rownames(g) <- NULL
+  cbind(g, device = "gpu", stringsAsFactors = FALSE)
+}
 grid_layers_holdout <- function() {
   data.frame(
     widths = c("784-512-256-10", "784-512-256-10", "1024-768-768-10", "300-2048-10",

@@ -3,6 +3,9 @@
 #   Rscript inst/validation/validate.R --grid=subset            # the CI subset of the holdout
 #   Rscript inst/validation/validate.R --grid=holdout --out=measurements-holdout.csv
 #   Rscript inst/validation/validate.R --from-csv=inst/validation/measurements-holdout.csv
+#   Rscript inst/validation/validate.R --grid=layers_fit --measure-only \
+#     --out=measurements-layers-three.csv   # the layers (fit-layers.R), and --grid=layers_fit_gpu;
+#     --grid=layers_holdout judges their three-step figures
 #   (--markdown prints the table in Markdown; --measure-only stops after measuring)
 #
 # Each configuration of the grid (grids.R) runs in a fresh R process (measure-one.R). The table
@@ -21,6 +24,7 @@ here <- local({
   if (length(file_arg)) dirname(normalizePath(sub("^--file=", "", file_arg[1L]))) else "."
 })
 source(file.path(here, "grids.R"))
+source(file.path(here, "harness.R"))
 
 args <- commandArgs(trailingOnly = TRUE)
 opt <- list(grid = "subset", from_csv = "", out = "", measure_only = "false", markdown = "false")
@@ -81,7 +85,10 @@ if (nzchar(opt$from_csv)) {
 } else {
   g <- switch(opt$grid, fit = grid_fit(), holdout = grid_holdout(), large = grid_large(),
               subset = grid_subset(), layers_fit = cbind(grid_layers_fit(), device = "cpu"),
-              stop("`--grid` must be fit, holdout, large, subset or layers_fit", call. = FALSE))
+              layers_fit_gpu = grid_layers_fit_gpu(),
+              layers_holdout = cbind(grid_layers_holdout(), device = "cpu"),
+              stop("`--grid` must be fit, holdout, large, subset, layers_fit, layers_fit_gpu ",
+                   "or layers_holdout", call. = FALSE))
   if (nzchar(opt$out) && file.exists(opt$out)) stop("`--out` exists already: ", opt$out)
   t0 <- proc.time()[["elapsed"]]
   m <- measure_grid(g, opt$out)
@@ -96,9 +103,17 @@ if (!requireNamespace("agmem", quietly = TRUE)) {
 }
 have_ggmlr <- requireNamespace("ggmlR", quietly = TRUE)
 mib <- 2^20
+# A run's model: its dense stack, or, with layers after the hidden ones (the layers' grids), the
+# ggmlR model measure-one.R trained, read by ag_model_spec() (ggmlR must be installed).
+after_of <- function(i) if (is.null(m$after) || is.na(m$after[i])) "none" else m$after[i]
 pred <- lapply(seq_len(nrow(m)), function(i) {
   widths <- as.numeric(strsplit(m$widths[i], "-", fixed = TRUE)[[1]])
-  spec <- agmem::ag_dense_stack(widths, m$activation[i], m$loss[i])
+  spec <- if (after_of(i) == "none") {
+    agmem::ag_dense_stack(widths, m$activation[i], m$loss[i])
+  } else {
+    model <- ggmlR::ag_sequential(build_layers(widths, m$activation[i], read_after(after_of(i))))
+    agmem::ag_model_spec(model, m$loss[i])
+  }
   mem <- agmem::ag_training_memory(spec, m$batch[i], m$optimizer[i], m$device[i], quiet = TRUE,
                                    steps = 3)
   # ggmlR's own formula, when ggmlR is installed (agmem's drop-in gives the same figure).
@@ -123,6 +138,10 @@ m$within <- abs(m$agmem - m$measured) <= pmax(0.15 * m$measured, 8e6)
 m$under25 <- m$agmem < 0.75 * m$measured & m$measured - m$agmem > mib
 m$within_ggmlr <- abs(m$ggmlr - m$measured) <= pmax(0.15 * m$measured, 8e6)
 
+# The model as the tables show it: its widths, then the layers after each hidden one.
+m$label <- vapply(seq_len(nrow(m)), function(i) {
+  if (after_of(i) == "none") m$widths[i] else paste0(m$widths[i], " +", after_of(i))
+}, "")
 fmt_mb <- function(x) sprintf("%9.2f", x / mib)
 fmt_ratio <- function(x) ifelse(is.finite(x), sprintf("%6.2f", x), "     -")
 if (identical(opt$markdown, "true")) {
@@ -131,7 +150,7 @@ if (identical(opt$markdown, "true")) {
   cat("|---|---:|---|---|---|---|---:|---:|---:|---:|---:|\n")
   for (i in seq_len(nrow(m))) {
     cat(sprintf("| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
-                gsub("-", " ", m$widths[i], fixed = TRUE), as.integer(m$batch[i]),
+                gsub("-", " ", m$label[i], fixed = TRUE), as.integer(m$batch[i]),
                 m$optimizer[i], m$activation[i], m$loss[i],
                 if (m$device[i] == "cpu") "cpu (host)" else "gpu (pools)",
                 trimws(fmt_mb(m$measured[i])), trimws(fmt_mb(m$agmem[i])),
@@ -143,7 +162,7 @@ if (identical(opt$markdown, "true")) {
   cat(sprintf("%-34s %5s %-9s %-7s %-21s %-4s %9s %9s %9s %6s %6s\n", "widths", "batch",
               "optimizer", "act", "loss", "dev", "measured", "agmem", "ggmlR", "a/m", "g/m"))
   for (i in seq_len(nrow(m))) {
-    cat(sprintf("%-34s %5d %-9s %-7s %-21s %-4s %s %s %s %s %s%s\n", m$widths[i],
+    cat(sprintf("%-34s %5d %-9s %-7s %-21s %-4s %s %s %s %s %s%s\n", m$label[i],
                 as.integer(m$batch[i]), m$optimizer[i], m$activation[i], m$loss[i],
                 m$device[i], fmt_mb(m$measured[i]), fmt_mb(m$agmem[i]), fmt_mb(m$ggmlr[i]),
                 fmt_ratio(m$ratio_agmem[i]), fmt_ratio(m$ratio_ggmlr[i]),
