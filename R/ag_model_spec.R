@@ -134,7 +134,7 @@ read_layers <- function(layers, loss, arg) {
       count <- length(params)
       reason <- if_null(got$reason, paste0(
         "its activation memory is not modelled (", count, " parameter tensor",
-        if (count != 1L) "s", " counted)"
+        if (count != 1L) "s", " counted)", if (!inherits(layer, "ag_layer")) module_hint()
       ))
       uncovered <- c(uncovered, paste0("layer ", i, " (", label, "): ", reason))
       rows[[i]] <- layer_frame(layer_type(layer), NA_real_, NA_real_, NA, NA_character_)
@@ -180,6 +180,16 @@ spec_on_device <- function(spec, device) {
     ))
   }
   spec
+}
+
+# What to do with a module of the user's own (a list or environment with a forward() that is not
+# a ggmlR layer): agmem cannot read what its forward() does.
+module_hint <- function() {
+  paste0(
+    "; it is a module of your own, whose forward() agmem cannot read: if it applies ggmlR ",
+    "layers one after the other, describe it by those layers in order, ",
+    "ag_model_spec(list(<layer 1>, <layer 2>, ...))"
+  )
 }
 
 # Checks that a spec has the fields, types and lengths ag_training_memory() reads; returns it.

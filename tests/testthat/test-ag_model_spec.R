@@ -59,6 +59,23 @@ test_that("other layers count their parameters and are listed as not covered", {
   expect_true(all(grepl("not modelled|cannot read", spec$uncovered)))
 })
 
+test_that("a module of one's own is not modelled, with how to describe it by its layers", {
+  inner <- list(fake_linear(4, 8, "relu"), fake_linear(8, 2))
+  module <- new.env()
+  module$layers <- inner
+  module$forward <- function(x) x
+  module$parameters <- function() list(inner[[1]]$W, inner[[1]]$b, inner[[2]]$W, inner[[2]]$b)
+  spec <- ag_model_spec(fake_sequential(module))
+  expect_length(spec$uncovered, 2L)
+  expect_match(spec$uncovered[[1]], "layer 1 \\(environment\\): .*4 parameter tensors counted.*module of your own.*ag_model_spec\\(list\\(")
+  described <- ag_model_spec(inner)
+  expect_identical(described$uncovered, character(0))
+  expect_identical(described$ops, list(c("matmul", "add", "relu"), c("matmul", "add")))
+  # A ggmlR layer agmem does not model gets no such hint.
+  emb <- fake_layer("ag_embedding", list(weight = fake_tensor(c(4, 10))))
+  expect_no_match(ag_model_spec(emb)$uncovered[[1]], "module of your own")
+})
+
 test_that("batch norm, dropout and layer norm are read as one op of their width", {
   norm <- fake_layer("ag_layer_norm", list(gamma = fake_tensor(c(16, 1)),
                                            beta = fake_tensor(c(16, 1))), method = FALSE)
