@@ -84,6 +84,7 @@ d_kept <- over(p) - over(b) - p$dparams * opt_fig("retained")
 fit <- rbind(step_max = slope(p, d_max), bytes = slope(p, d_live), retained = slope(p, d_kept))
 off_max <- d_max - p$units * fit["step_max", p$after]
 
+unit <- rules$unit[rules$unit$device == "cpu", ]
 # The three-step figures of the CPU from its pairs: the host's allocation per step (pairs that
 # end under 80% of the headroom) and peak once R collects (pairs over it).
 tp <- pairs(three_csv)
@@ -113,6 +114,89 @@ for (l in layers) {
 }
 
 print(round(fit, 2))
+
+# ---- ag_embedding(): its table and its lookup (measured, not yet in src/rules.c) ----
+# Not in the rules yet: the C model counts every parameter at the optimizer's figures, and an
+# embedding's table costs more per scalar than a dense layer's weights (the dense gradient its
+# backward builds), so it needs figures per scalar of the table as well as per unit and sample;
+# and the three-step pairs that end before R's first collection cannot tell the table from the
+# lookup (both grow with the first width at one batch).
+# Pairs of measurements-embed-fit.csv (100 steps and one under gctorture()) and
+# measurements-embed-three.csv (three steps): a dense stack on dense inputs of its first width d,
+# and the same stack after an ag_embedding(V, d) on token indices, V 64 or 4096. A pair differs
+# by the table (V x d scalars: the parameter rules of the optimizer plus the table's own figure,
+# per optimizer) and by the lookup's d units per sample in place of the dense input's d (at the
+# table's input figure; the indices are one unit per sample). Fitted by least squares over both
+# vocabularies: the table's figure per scalar for each optimizer, the lookup's per unit and
+# sample.
+embed_pairs <- function(path) {
+  m <- utils::read.csv(path, stringsAsFactors = FALSE)
+  m$key <- paste(m$widths, m$batch, m$optimizer)
+  base <- m[m$embed == 0, ]
+  p <- m[m$embed > 0, ]
+  b <- base[match(p$key, base$key), ]
+  p$d <- as.numeric(sub("-.*", "", p$widths))
+  p$table <- p$embed * p$d
+  p$look <- p$d * p$batch
+  list(p = p, b = b)
+}
+# The table's figure for each optimizer and the lookup's, by least squares on y.
+embed_fit <- function(p, y, keep = rep(TRUE, nrow(p))) {
+  d <- data.frame(y = y, look = p$look, adam = p$table * (p$optimizer == "adam"),
+                  sgd = p$table * (p$optimizer == "sgd"),
+                  sgd_plain = p$table * (p$optimizer == "sgd_plain"))[keep, ]
+  stats::coef(stats::lm(y ~ 0 + adam + sgd + sgd_plain + look, data = d))
+}
+input_fig <- function(col) live[[col]][live$op %in% "input"]
+ep <- embed_pairs(file.path(here, "measurements-embed-fit.csv"))
+e <- ep$p
+eb <- ep$b
+opt_of <- function(col) vapply(e$optimizer, per_param, 0, col = col)
+# Each measured difference with the parameter rules' share of the table and the dense input's
+# share taken off (and the indices' one unit per sample put back).
+adjust <- function(diff, col) {
+  diff - e$table * opt_of(col) + (e$look - e$batch) * input_fig(col)
+}
+e_max <- adjust((e$live_step_max - e$heap0) - (eb$live_step_max - eb$heap0), "step_max")
+e_live <- adjust((e$live_full - e$heap0) - (eb$live_full - eb$heap0), "bytes")
+e_kept <- adjust(over(e) - over(eb), "retained")
+efit <- rbind(step_max = embed_fit(e, e_max), bytes = embed_fit(e, e_live),
+              retained = embed_fit(e, e_kept))
+# Three steps: the host's allocation per step, from pairs that end under 80% of the headroom.
+t3e <- embed_pairs(file.path(here, "measurements-embed-three.csv"))
+unit_in <- unit[unit$op %in% "input", ]
+e3 <- t3e$p
+e3b <- t3e$b
+alloc_e <- (e3$peak - e3b$peak) / (gc_fig("alloc_scale") * gc_fig("steps")) -
+  e3$table * vapply(e3$optimizer, param_alloc, 0) + (e3$look - e3$batch) * unit_in$alloc_step
+# The three-step peak once R collects, with the parameter rules' and the dense input's shares
+# taken off as above.
+adjust_three <- function(p, b) {
+  param_bytes <- function(opt) {
+    r <- rules$param[rules$param$device == "cpu" & rules$param$where == "host" &
+                       rules$param$optimizer %in% c("any", opt), ]
+    sum(r$bytes)
+  }
+  (p$peak - b$peak) - p$table * vapply(p$optimizer, param_bytes, 0) +
+    (p$look - p$batch) * unit_in$bytes
+}
+under_e <- e3$peak < 0.8 * headroom & e3b$peak < 0.8 * headroom
+over_e <- e3$peak > headroom & e3b$peak > headroom
+# The unit rules have no optimizer: the table's allocation is fitted over all three.
+d3e <- data.frame(y = alloc_e, table = e3$table, look = e3$look)[under_e, ]
+alloc_one <- stats::coef(stats::lm(y ~ 0 + table + look, data = d3e))
+cat(sprintf("embedding, three steps, allocated per step (all optimizers): table %.2f, lookup %.2f\n",
+            alloc_one[["table"]], alloc_one[["look"]]))
+efit <- rbind(efit, alloc_step = embed_fit(e3, alloc_e, under_e),
+              three_bytes = if (sum(over_e) >= 4L) {
+                embed_fit(e3, adjust_three(e3, e3b), over_e)
+              } else {
+                NA
+              })
+cat(sprintf(paste0("\nembedding: %d pairs of 100-step runs, %d of three-step runs (%d under ",
+                   "80%% of the headroom, %d over it)\n"), nrow(e), nrow(e3), sum(under_e),
+            sum(over_e)))
+print(round(efit, 2))
 
 # The table agmem was built with, in the same order.
 unit <- rules$unit[rules$unit$device == "cpu", ]

@@ -223,3 +223,34 @@ grid_layers_holdout <- function() {
     stringsAsFactors = FALSE
   )
 }
+
+# ---- embeddings (measure-long.R --embed): ag_embedding() first, 100 steps ----
+#
+# Pairs: each dense stack trained on dense inputs of its first width, and the same stack after
+# an ag_embedding(V, first width) trained on token indices, with a vocabulary V of 64 and of 4096,
+# for each optimizer: the vocabulary separates what the embedding's table costs per parameter
+# from what its output costs per unit and sample.
+grid_embed_fit <- function() {
+  base <- expand.grid(widths = c("256-128-10", "128-256-1"),
+                      optimizer = c("adam", "sgd", "sgd_plain"), stringsAsFactors = FALSE)
+  base$loss <- ifelse(base$widths == "128-256-1", "mse", "softmax_cross_entropy")
+  base$batch <- 128
+  big <- data.frame(widths = "256-128-10", optimizer = "adam", loss = "softmax_cross_entropy",
+                    batch = 1024, stringsAsFactors = FALSE)
+  g <- rbind(
+    cbind(base[rep(seq_len(nrow(base)), each = 3L), ], embed = rep(c(0, 64, 4096), nrow(base))),
+    cbind(big[c(1L, 1L), ], embed = c(0, 64))
+  )
+  g$activation <- "relu"
+  g$variant <- "grads"
+  rownames(g) <- NULL
+  g
+}
+grid_embed_holdout <- function() {
+  data.frame(widths = c("512-256-10", "64-512-512-10", "300-128-1", "128-1024-10"),
+             batch = c(64, 256, 512, 32), optimizer = c("adam", "sgd", "sgd_plain", "adam"),
+             loss = c("softmax_cross_entropy", "softmax_cross_entropy", "mse",
+                      "softmax_cross_entropy"),
+             embed = c(2000, 10000, 1000, 30000), activation = "relu", variant = "grads",
+             stringsAsFactors = FALSE)
+}

@@ -20,11 +20,17 @@ proc_kb <- function(field) {
 }
 
 # Data of n samples for a stack of `widths` trained with `loss`: x (input width x n, normal) and
-# y (output width x n: normal for mse, one-hot columns of random classes otherwise).
-make_matrices <- function(widths, n, loss) {
+# y (output width x n: normal for mse, one-hot columns of random classes otherwise). With
+# `embed` (a vocabulary size) the model starts with an embedding: x is then 1 x n token indices
+# (integers from 0 to embed - 1), as ag_embedding() takes them.
+make_matrices <- function(widths, n, loss, embed = 0L) {
   n_in <- widths[1L]
   n_out <- widths[length(widths)]
-  x <- matrix(stats::rnorm(n_in * n), n_in, n)
+  x <- if (embed > 0L) {
+    matrix(sample.int(embed, n, replace = TRUE) - 1L, 1L, n)
+  } else {
+    matrix(stats::rnorm(n_in * n), n_in, n)
+  }
   y <- if (loss == "mse") {
     matrix(stats::rnorm(n_out * n), n_out, n)
   } else {
@@ -38,10 +44,12 @@ make_matrices <- function(widths, n, loss) {
 # The layers of a dense stack of `widths` for ggmlR (in forward order): an ag_linear() per
 # pair of widths, with `activation` on the hidden ones ("none": none), each hidden one followed
 # by the layers `after` names: "batch_norm" (ag_batch_norm()), "dropout" (ag_dropout(0.3)) and
-# "layer_norm" (ag_layer_norm()).
-build_layers <- function(widths, activation, after = character(0)) {
+# "layer_norm" (ag_layer_norm()). With `embed` (a vocabulary size), an
+# ag_embedding(embed, widths[1]) comes first, so the stack's input is its output.
+build_layers <- function(widths, activation, after = character(0), embed = 0L) {
   n <- length(widths) - 1L
-  do.call(c, lapply(seq_len(n), function(i) {
+  first <- if (embed > 0L) list(ggmlR::ag_embedding(embed, widths[1L]))
+  do.call(c, c(list(first), lapply(seq_len(n), function(i) {
     act <- if (i < n && activation != "none") activation else NULL
     w <- widths[i + 1L]
     extra <- if (i < n) {
@@ -51,7 +59,7 @@ build_layers <- function(widths, activation, after = character(0)) {
       })
     }
     c(list(ggmlR::ag_linear(widths[i], w, activation = act)), extra)
-  }))
+  })))
 }
 
 # The layers of --after: "none" is none; else names joined by "+".

@@ -3,7 +3,7 @@
 # Run it in a fresh R process (validate.R --long does, one process per configuration):
 #   Rscript inst/validation/measure-long.R --widths=784,512,512,10 --batch=128 \
 #     --optimizer=adam --activation=relu --loss=softmax_cross_entropy --steps=100 \
-#     --variant=grads --after=batch_norm+dropout (any of them may be left out)
+#     --variant=grads --after=batch_norm+dropout --embed=0 (any of them may be left out)
 # It prints one line, "RESULT,<name>=<value>,...".
 #
 # The loop is the one ggmlR's autograd vignette writes: a data set of four mini-batches (or
@@ -12,8 +12,10 @@
 # optimizer's step and zero_grad(); the loss is read every 10 steps. --after names the layers that
 # follow each hidden ag_linear(), joined by "+": batch_norm (ag_batch_norm(width)), dropout
 # (ag_dropout(0.3)) and layer_norm (ag_layer_norm(width)), as ggmlR's autograd vignette puts
-# batch norm and dropout after a hidden layer; "none" (the default) adds none. Variant "grads" passes backward()'s result to opt$step(grads); variant
-# "field" calls backward() for its side effect and opt$step(), which reads each parameter's $grad.
+# batch norm and dropout after a hidden layer; "none" (the default) adds none. --embed=V puts an
+# ag_embedding(V, first width) first: the data are then token indices. Variant "grads" passes
+# backward()'s result to opt$step(grads); variant "field" calls backward() for its side effect
+# and opt$step(), which reads each parameter's $grad.
 #
 # Protocol:
 #   1. load ggmlR, warm its code up with three steps of a tiny model of the same kind;
@@ -33,7 +35,7 @@ source(file.path(here, "harness.R"))
 opt <- read_args(list(widths = "64,32,8", batch = "16", optimizer = "adam", activation = "relu",
                       loss = "softmax_cross_entropy", steps = "100", variant = "grads",
                       seed = "1", gcinfo = "false", samples = "0", torture = "false",
-                      after = "none"))
+                      after = "none", embed = "0"))
 widths <- as.integer(strsplit(opt$widths, ",", fixed = TRUE)[[1]])
 batch <- as.integer(opt$batch)
 steps <- as.integer(opt$steps)
@@ -43,11 +45,13 @@ stopifnot(length(widths) >= 2L, all(widths >= 1L), batch >= 1L, steps >= 3L,
           opt$loss %in% c("mse", "cross_entropy", "softmax_cross_entropy"),
           opt$variant %in% c("grads", "field"))
 after <- read_after(opt$after)
+embed <- as.integer(opt$embed)
+stopifnot(embed >= 0L)
 
 suppressPackageStartupMessages(library(ggmlR))
 
 build <- function(widths, activation) {
-  ag_sequential(build_layers(widths, activation, after))
+  ag_sequential(build_layers(widths, activation, after, embed))
 }
 make_optimizer <- function(model, name) {
   switch(name,
@@ -94,12 +98,12 @@ train <- function(model, optimizer, x, y, batch, steps, at = function(s) NULL) {
 set.seed(as.integer(opt$seed))
 warm_w <- c(4L, rep(3L, max(0L, length(widths) - 2L)), 2L)
 warm <- build(warm_w, opt$activation)
-warm_data <- make_matrices(warm_w, 8L, opt$loss)
+warm_data <- make_matrices(warm_w, 8L, opt$loss, embed)
 train(warm, make_optimizer(warm, opt$optimizer), warm_data$x, warm_data$y, 2L, 3L)
 rm(warm, warm_data)
 
 # 2. the data set: four mini-batches, or --samples of them when more
-data <- make_matrices(widths, max(4L * batch, as.integer(opt$samples)), opt$loss)
+data <- make_matrices(widths, max(4L * batch, as.integer(opt$samples)), opt$loss, embed)
 x <- data$x
 y <- data$y
 rm(data)
@@ -167,15 +171,16 @@ if (identical(opt$gcinfo, "true")) writeLines(gc_lines, stderr())
 
 # 5. the end: the R heap's largest use and its trigger
 params <- sum(as.double(widths[-length(widths)]) * widths[-1L] + widths[-1L]) +
-  2 * sum(after %in% c("batch_norm", "layer_norm")) * sum(as.double(widths[-c(1L, length(widths))]))
+  2 * sum(after %in% c("batch_norm", "layer_norm")) * sum(as.double(widths[-c(1L, length(widths))])) +
+  as.double(embed) * widths[1L]
 peak_fields <- paste(sprintf("%s=%.0f", names(peaks), peaks), collapse = ",")
 cat(sprintf(paste0("RESULT,widths=%s,batch=%d,optimizer=%s,activation=%s,loss=%s,device=cpu,",
                    "variant=%s,steps=%d,params=%.0f,baseline=%.0f,peak=%.0f,%s,heap0=%.0f,",
                    "trigger0=%.0f,heap_max=%.0f,trigger_end=%.0f,reset_ok=%s,seconds=%.2f,",
                    "gc_seconds=%.2f,live_full=%.0f,n_gc=%d,n_full=%d,live_between=%.0f,",
-                   "live_step_max=%.0f,after=%s\n"),
+                   "live_step_max=%.0f,after=%s,embed=%d\n"),
             paste(widths, collapse = "-"), batch, opt$optimizer, opt$activation, opt$loss,
             opt$variant, steps, params, baseline, peak, peak_fields, heap0, trigger0,
             gc1["Vcells", "max used"] * 8, gc1["Vcells", "gc trigger"] * 8, reset_ok, elapsed,
             gc_seconds, live_full, n_gc, n_full, live_between, live_step_max,
-            paste(c(after, if (!length(after)) "none"), collapse = "+")))
+            paste(c(after, if (!length(after)) "none"), collapse = "+"), embed))

@@ -3,8 +3,8 @@
 # Run it in a fresh R process (validate.R does, one process per configuration):
 #   Rscript inst/validation/measure-one.R --widths=256,128,10 --batch=64 \
 #     --optimizer=adam --activation=relu --loss=mse --device=cpu --after=batch_norm+dropout
-#     (any of them may be left out; --after as in measure-long.R: the layers after each hidden
-#     ag_linear())
+#     (any of them may be left out; --after and --embed as in measure-long.R: the layers after
+#     each hidden ag_linear(), an ag_embedding() first)
 # It prints one line, "RESULT,<name>=<value>,...", with the measured peak and pool sizes.
 #
 # Protocol (one configuration):
@@ -26,7 +26,7 @@ here <- local({
 source(file.path(here, "harness.R"))
 opt <- read_args(list(widths = "64,32,8", batch = "16", optimizer = "adam", activation = "relu",
                       loss = "mse", device = "cpu", seed = "1", steps = "3",
-                      after = "none"))
+                      after = "none", embed = "0"))
 widths <- as.integer(strsplit(opt$widths, ",", fixed = TRUE)[[1]])
 batch <- as.integer(opt$batch)
 steps <- as.integer(opt$steps)
@@ -36,13 +36,15 @@ stopifnot(length(widths) >= 2L, all(widths >= 1L), batch >= 1L,
           opt$loss %in% c("mse", "cross_entropy", "softmax_cross_entropy"),
           opt$device %in% c("cpu", "gpu"))
 after <- read_after(opt$after)
+embed <- as.integer(opt$embed)
+stopifnot(embed >= 0L)
 
 suppressPackageStartupMessages(library(ggmlR))
 tape_mem <- get(".ag_tape_mem", asNamespace("ggmlR"))
 if (opt$device == "gpu") invisible(capture.output(ag_device("gpu")))
 
 build <- function(widths, activation) {
-  build_layers(widths, activation, after)
+  build_layers(widths, activation, after, embed)
 }
 make_optimizer <- function(layers, name) {
   params <- unlist(lapply(layers, function(l) {
@@ -56,7 +58,7 @@ make_optimizer <- function(layers, name) {
 loss_fn <- switch(opt$loss, mse = ag_mse_loss, cross_entropy = ag_cross_entropy_loss,
                   softmax_cross_entropy = ag_softmax_cross_entropy_loss)
 make_data <- function(widths, batch, loss) {
-  d <- make_matrices(widths, batch, loss)
+  d <- make_matrices(widths, batch, loss, embed)
   list(x = ag_tensor(d$x), y = ag_tensor(d$y))
 }
 pools <- c(pass = 0, persistent = 0)
@@ -116,11 +118,12 @@ elapsed <- proc.time()[["elapsed"]] - t0
 hwm <- proc_kb("VmHWM")
 rss_end <- proc_kb("VmRSS")
 params <- sum(as.double(widths[-length(widths)]) * widths[-1L] + widths[-1L]) +
-  2 * sum(after %in% c("batch_norm", "layer_norm")) * sum(as.double(widths[-c(1L, length(widths))]))
+  2 * sum(after %in% c("batch_norm", "layer_norm")) * sum(as.double(widths[-c(1L, length(widths))])) +
+  as.double(embed) * widths[1L]
 cat(sprintf(paste0("RESULT,widths=%s,batch=%d,optimizer=%s,activation=%s,loss=%s,device=%s,",
                    "params=%.0f,baseline=%.0f,hwm=%.0f,peak=%.0f,rss_end=%.0f,",
-                   "pass_pool=%.0f,persistent_pool=%.0f,reset_ok=%s,seconds=%.2f,after=%s\n"),
+                   "pass_pool=%.0f,persistent_pool=%.0f,reset_ok=%s,seconds=%.2f,after=%s,embed=%d\n"),
             paste(widths, collapse = "-"), batch, opt$optimizer, opt$activation, opt$loss,
             opt$device, params, baseline, hwm, hwm - baseline, rss_end,
             pools[["pass"]], pools[["persistent"]], reset_ok, elapsed,
-            paste(c(after, if (!length(after)) "none"), collapse = "+")))
+            paste(c(after, if (!length(after)) "none"), collapse = "+"), embed))

@@ -8,6 +8,8 @@
 #   Rscript inst/validation/validate-long.R --grid=layers_fit --torture=true --measure-only \
 #     --out=measurements-layers-fit.csv                 # batch norm, dropout, layer norm
 #   Rscript inst/validation/validate-long.R --grid=layers_holdout  # their goal, in CI
+#   Rscript inst/validation/validate-long.R --grid=embed_fit --torture=true --measure-only \
+#     --out=measurements-embed-fit.csv                  # ag_embedding(), measured only
 #   (--measure-only stops after measuring; --markdown prints the table in Markdown; --torture
 #   runs one more step under gctorture(), see measure-long.R)
 #
@@ -48,7 +50,8 @@ measure_long <- function(cfg, steps, torture = "false") {
          paste0("--activation=", cfg$activation), paste0("--loss=", cfg$loss),
          paste0("--variant=", cfg$variant), paste0("--steps=", steps),
          paste0("--torture=", torture),
-         paste0("--after=", if (is.null(cfg$after)) "none" else cfg$after))
+         paste0("--after=", if (is.null(cfg$after)) "none" else cfg$after),
+         paste0("--embed=", if (is.null(cfg$embed)) 0 else cfg$embed))
   out <- suppressWarnings(system2(rscript, a, stdout = TRUE, stderr = TRUE))
   line <- grep("^RESULT,", out, value = TRUE)
   if (length(line) != 1L) {
@@ -71,7 +74,8 @@ if (nzchar(opt$from_csv)) {
 } else {
   g <- switch(opt$grid, long_fit = grid_long_fit(), long_holdout = grid_long_holdout(),
               long_subset = grid_long_subset(), layers_fit = grid_layers_fit(),
-              layers_holdout = grid_layers_holdout(),
+              layers_holdout = grid_layers_holdout(), embed_fit = grid_embed_fit(),
+              embed_holdout = grid_embed_holdout(),
               stop("`--grid` must be long_fit, long_holdout, long_subset, layers_fit or ",
                    "layers_holdout", call. = FALSE))
   if (nzchar(opt$out) && file.exists(opt$out)) stop("`--out` exists already: ", opt$out)
@@ -94,6 +98,10 @@ if (nzchar(opt$from_csv)) {
 if (identical(opt$measure_only, "true")) quit(status = 0)
 
 # ---- predictions and the goal ----
+if (!is.null(m$embed) && any(m$embed > 0, na.rm = TRUE)) {
+  stop("runs with an embedding (--grid=embed_fit, embed_holdout) are measured only: agmem does ",
+       "not model ag_embedding() yet (fit-layers.R prints what they show)", call. = FALSE)
+}
 if (!requireNamespace("agmem", quietly = TRUE)) {
   stop("validate-long.R needs agmem installed", call. = FALSE)
 }

@@ -43,7 +43,8 @@ measure_config <- function(cfg) {
          paste0("--batch=", cfg$batch), paste0("--optimizer=", cfg$optimizer),
          paste0("--activation=", cfg$activation), paste0("--loss=", cfg$loss),
          paste0("--device=", cfg$device),
-         paste0("--after=", if (is.null(cfg$after)) "none" else cfg$after))
+         paste0("--after=", if (is.null(cfg$after)) "none" else cfg$after),
+         paste0("--embed=", if (is.null(cfg$embed)) 0 else cfg$embed))
   out <- suppressWarnings(system2(rscript, a, stdout = TRUE, stderr = TRUE))
   line <- grep("^RESULT,", out, value = TRUE)
   if (length(line) != 1L) {
@@ -54,7 +55,7 @@ measure_config <- function(cfg) {
   kv <- strsplit(strsplit(sub("^RESULT,", "", line), ",", fixed = TRUE)[[1]], "=", fixed = TRUE)
   vals <- stats::setNames(lapply(kv, `[`, 2L), vapply(kv, `[`, "", 1L))
   num <- c("batch", "params", "baseline", "hwm", "peak", "rss_end", "pass_pool",
-           "persistent_pool", "seconds")
+           "persistent_pool", "seconds", "embed")
   vals[num] <- lapply(vals[num], as.numeric)
   vals$reset_ok <- as.logical(vals$reset_ok)
   as.data.frame(vals, stringsAsFactors = FALSE)
@@ -87,6 +88,7 @@ if (nzchar(opt$from_csv)) {
               subset = grid_subset(), layers_fit = cbind(grid_layers_fit(), device = "cpu"),
               layers_fit_gpu = grid_layers_fit_gpu(),
               layers_holdout = cbind(grid_layers_holdout(), device = "cpu"),
+              embed_fit = cbind(grid_embed_fit(), device = "cpu"),
               stop("`--grid` must be fit, holdout, large, subset, layers_fit, layers_fit_gpu ",
                    "or layers_holdout", call. = FALSE))
   if (nzchar(opt$out) && file.exists(opt$out)) stop("`--out` exists already: ", opt$out)
