@@ -19,13 +19,16 @@
 #' `"relu"`, `"sigmoid"`, `"tanh"`, `"softmax"` or none. So are
 #' `ag_batch_norm()` in training mode, `ag_dropout()` and `ag_layer_norm()`,
 #' each one op of its width (the length of its `gamma`; for a dropout, the
-#' output width of the layer before it), measured on device `"cpu"` only: on
+#' output width of the layer before it), and `ag_embedding()`, two ops: its
+#' table (its `dim x vocab` scalars, whose dense gradient its backward builds
+#' every step) and its lookup (`dim` per sample; as the first layer it takes
+#' one token index per sample). These were measured on device `"cpu"` only: on
 #' device `"gpu"`, [ag_training_memory()] and the planners list them as not
 #' modelled. A dropout of rate 0 or in eval mode returns its input and costs
 #' nothing.
 #'
-#' **Not covered.** Any other layer (`ag_embedding()`,
-#' `ag_multihead_attention()`, a layer of your own, ...), a batch norm in eval
+#' **Not covered.** Any other layer (`ag_multihead_attention()`,
+#' `ag_flash_attention()`, a layer of your own, ...), a batch norm in eval
 #' mode, a dropout after a layer agmem cannot read, or an `ag_linear()` with an
 #' activation agmem does not model: its parameters are counted (from its
 #' `parameters()` method, or else from the `ag_param` tensors among its
@@ -42,8 +45,9 @@
 #'
 #' @return A list of class `"ag_model_spec"`, as [ag_dense_stack()] describes:
 #'   `shapes`, `layers` (one row per layer: its type, `"linear"`,
-#'   `"batch_norm"`, `"dropout"` or `"layer_norm"`, or the class of a layer
-#'   that is not covered, with `NA` in its other columns), `loss`, `input_width`,
+#'   `"batch_norm"`, `"dropout"`, `"layer_norm"` or `"embedding"` (whose `in`
+#'   is its vocabulary), or the class of a layer that is not covered, with `NA`
+#'   in its other columns), `loss`, `input_width`,
 #'   `output_width` (`NA` when not known), `ops` (`character(0)` for a layer
 #'   that is not covered) and `uncovered`.
 #'
@@ -158,7 +162,9 @@ read_layers <- function(layers, loss, arg) {
       "output width is unknown"
     ))
   }
-  new_model_spec(unique_shapes(tensors, arg), frame, loss, frame$`in`[[1L]], output_width, ops,
+  # An embedding first takes one token index per sample.
+  input_width <- if (identical(frame$type[[1L]], "embedding")) 1 else frame$`in`[[1L]]
+  new_model_spec(unique_shapes(tensors, arg), frame, loss, input_width, output_width, ops,
                  uncovered)
 }
 
@@ -175,7 +181,8 @@ spec_on_device <- function(spec, device) {
     if (length(missing) == 0L) next
     spec$ops[[i]] <- character(0)
     spec$uncovered <- c(spec$uncovered, sprintf(
-      "layer %d (%s): not modelled on device \"%s\" (%s measured on device \"cpu\" only; its parameters counted)",
+      paste0("layer %d (%s): not modelled on device \"%s\" (%s measured on device \"cpu\" ",
+             "only; its parameters counted)"),
       i, spec$layers$type[[i]], device, paste(missing, collapse = ", ")
     ))
   }
@@ -220,11 +227,19 @@ check_model_spec <- function(x, arg) {
 }
 
 # The ops and units the C model takes, in forward order: the data on the input width when that
-# is known, every op of every layer, with the layer's units, then the loss on the output width
-# when that is known.
+# is known, every op of every layer, with the layer's units (a parameter table's: its scalars),
+# then the loss on the output width when that is known.
 spec_ops <- function(spec) {
   ops <- unlist(spec$ops, use.names = FALSE)
   units <- rep(as.double(spec$layers$units), lengths(spec$ops))
+  # A parameter table's units are its scalars: its layer's `in` times `out`.
+  kinds <- registry_names("ops")
+  table <- ops %in% kinds$name[kinds$kind == "table"]
+  if (any(table)) {
+    layers <- spec$layers
+    units[table] <- rep(as.double(layers[["in"]]) * as.double(layers$out),
+                        lengths(spec$ops))[table]
+  }
   input <- spec$input_width
   if (is.numeric(input) && length(input) == 1L && !is.na(input)) {
     ops <- c("input", ops)

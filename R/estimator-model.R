@@ -170,8 +170,10 @@ beyond_validated <- function(spec, batch = numeric(0), params = NULL) {
   if (length(batch) > 0L && max(batch) > lim[["batch_size"]]) {
     out <- c(out, phrase("batch size", max(batch), lim[["batch_size"]]))
   }
-  widths <- c(.subset2(spec$layers, "in"), .subset2(spec$layers, "out"), spec$input_width,
-              spec$output_width)
+  # An embedding's `in` is its vocabulary, not a width; its table counts in the parameters.
+  inputs <- .subset2(spec$layers, "in")
+  inputs <- inputs[!.subset2(spec$layers, "type") %in% "embedding"]
+  widths <- c(inputs, .subset2(spec$layers, "out"), spec$input_width, spec$output_width)
   widths <- widths[!is.na(widths)]
   if (length(widths) > 0L && max(widths) > lim[["width"]]) {
     out <- c(out, phrase("layer width", max(widths), lim[["width"]]))

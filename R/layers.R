@@ -14,7 +14,9 @@ layer_readers <- list(
   dropout = list(is = function(x) inherits(x, "ag_dropout"),
                  read = function(...) read_dropout(...)),
   layer_norm = list(is = function(x) inherits(x, "ag_layer_norm"),
-                    read = function(...) read_norm(..., op = "layer_norm"))
+                    read = function(...) read_norm(..., op = "layer_norm")),
+  embedding = list(is = function(x) inherits(x, "ag_embedding"),
+                   read = function(...) read_embedding(...))
 )
 
 # The reader of a layer: the first of layer_readers whose `is` accepts it, with its type as
@@ -155,6 +157,22 @@ read_dropout <- function(layer, i, arg, width = NA_real_) {
   }
   list(row = layer_frame("dropout", width, width, NA, NA_character_),
        ops = if (active) "dropout" else character(0), tensors = list())
+}
+
+# An ag_embedding() layer (R/ag_layers.R:523-580 of ggmlR 0.8.8.1): its table `weight` is
+# c(dim, vocab). Its row has the vocabulary as `in` (the width of a one-hot input) and dim as
+# `out`; its ops are the table (units: its dim x vocab scalars, once; every step's backward
+# builds a dense dim x vocab gradient) and the lookup (units: dim per sample). The same in both
+# modes.
+read_embedding <- function(layer, i, arg, ...) {
+  w <- tensor_dims(layer[["weight"]], paste0("layer ", i, "'s `weight`"), arg)
+  if (length(w) != 2L) {
+    return(list(reason = paste0(
+      "its table `weight` has ", length(w), " dimensions, not 2 (c(dim, vocab)): not modelled"
+    )))
+  }
+  list(row = layer_frame("embedding", w[[2L]], w[[1L]], NA, NA_character_),
+       ops = c("embedding_table", "embedding"), tensors = list(layer[["weight"]]))
 }
 
 # A layer's width from a field (`num_features`, `normalized_shape`): a positive whole number;

@@ -186,7 +186,7 @@ static void whole_run(const agmem_model *m, double batch, double allocated, doub
     const double *fig = m->gc;
     double live = m->live_fixed, kept = m->retained, widest = m->largest, most = m->max_fixed;
     for (R_xlen_t i = 0; i < m->n_ops; i++) {
-        double units = agmem_keep(m->units[i] * batch);
+        double units = m->per_sample[i] ? agmem_keep(m->units[i] * batch) : m->units[i];
         live = agmem_keep(live + agmem_keep(units * m->live_unit[i]));
         kept = agmem_keep(kept + agmem_keep(units * m->kept_unit[i]));
         most = agmem_keep(most + agmem_keep(units * m->max_unit[i]));
@@ -281,7 +281,9 @@ static void read_run(SEXP run, agmem_model *m)
    per op (the output width of the op's layer); ops, a character vector of op names from the unit
    table (possibly empty); optimizer, device and dtype, each one name of rules.c's name tables.
    Applies the parameter rules (m->fixed), checks every op's name, units and rule for the device,
-   notes where a unit rule makes a peak grow with the batch (m->grows), and reads the device's gc
+   notes which ops count their units per sample (all but a parameter table's) and where a unit
+   rule of such an op makes a peak grow with the batch (m->grows); the live rules of an op apply
+   to their optimizer, and reads the device's gc
    figures (m->has_gc: all four are in the table). The units and rule
    indices are copied with R_alloc(), so m lives until the .Call returns. Refuses malformed
    arguments, a dtype that does not apply to the device and a parameter figure that is not
@@ -304,18 +306,21 @@ void agmem_model_read(SEXP shapes, SEXP units, SEXP ops, SEXP optimizer, SEXP de
     m->n_ops = n_ops;
     double *u = (double *) R_alloc(n_ops > 0 ? (size_t) n_ops : 1, sizeof(double));
     R_xlen_t *first = (R_xlen_t *) R_alloc(n_ops > 0 ? (size_t) n_ops : 1, sizeof(R_xlen_t));
+    int *per_sample = (int *) R_alloc(n_ops > 0 ? (size_t) n_ops : 1, sizeof(int));
     for (R_xlen_t i = 0; i < n_ops; i++) {
         if (i > 0 && i % AGMEM_INTERRUPT_EVERY == 0)
             R_CheckUserInterrupt();
         u[i] = op_units(ops, units, i, &first[i]);
         const char *op = agmem_unit_rules[first[i]].op;
+        per_sample[i] = agmem_op_kind(op) != AGMEM_OP_TABLE;
         int matched = 0;
         for (R_xlen_t j = first[i]; j < agmem_n_unit_rules; j++) {
             const agmem_unit_rule *r = &agmem_unit_rules[j];
             if (r->device != dev || strcmp(r->op, op) != 0)
                 continue;
             matched = 1;
-            if (r->bytes > 0.0 || (r->where == AGMEM_HOST && r->alloc_step > 0.0))
+            if (per_sample[i] &&
+                (r->bytes > 0.0 || (r->where == AGMEM_HOST && r->alloc_step > 0.0)))
                 m->grows[r->where] = 1;
         }
         if (!matched)
@@ -324,6 +329,7 @@ void agmem_model_read(SEXP shapes, SEXP units, SEXP ops, SEXP optimizer, SEXP de
     }
     m->units = u;
     m->first = first;
+    m->per_sample = per_sample;
     int seen = 0;
     for (R_xlen_t i = 0; i < agmem_n_gc_rules; i++)
         if (agmem_gc_rules[i].device == dev) {
@@ -353,6 +359,8 @@ void agmem_model_read(SEXP shapes, SEXP units, SEXP ops, SEXP optimizer, SEXP de
             }
             continue;
         }
+        if (r->optimizer != AGMEM_ANY && r->optimizer != opt)
+            continue;
         for (R_xlen_t i = 0; i < n_ops; i++)
             if (strcmp(agmem_unit_rules[first[i]].op, r->op) == 0) {
                 live[i] += r->bytes;
@@ -369,8 +377,9 @@ void agmem_model_read(SEXP shapes, SEXP units, SEXP ops, SEXP optimizer, SEXP de
 }
 
 /* The figures of model m (from agmem_model_read()) at batch size `batch` (a whole number >= 1):
-   fills c with the cells (the parameter rules, then for every op in op order units times batch
-   times each of its unit rules in table order) and peak with the sums, in component order, of
+   fills c with the cells (the parameter rules, then for every op in op order its units, times
+   batch unless the op is a parameter table (AGMEM_OP_TABLE), times each of its unit rules in
+   table order) and peak with the sums, in component order, of
    the cells on the host and on the device; on a device with gc figures the host's peak is then
    host_regime()'s, and regime gets its peak's parts (AGMEM_REGIME_*; all NA without gc
    figures, but for the highest peak, which is then the host's peak). Returns AGMEM_MODEL_OK, or,
@@ -384,7 +393,7 @@ int agmem_model_eval(const agmem_model *m, double batch, agmem_cells *c,
     *c = m->fixed;
     for (R_xlen_t i = 0; i < m->n_ops; i++) {
         const char *op = agmem_unit_rules[m->first[i]].op;
-        double per_rule = agmem_keep(m->units[i] * batch);
+        double per_rule = m->per_sample[i] ? agmem_keep(m->units[i] * batch) : m->units[i];
         for (R_xlen_t j = m->first[i]; j < agmem_n_unit_rules; j++) {
             const agmem_unit_rule *r = &agmem_unit_rules[j];
             if (r->device != m->device || strcmp(r->op, op) != 0)

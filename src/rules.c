@@ -47,13 +47,15 @@ const char *const agmem_component_names[AGMEM_N_COMPONENTS] = {
 const char *const agmem_where_names[AGMEM_N_WHERE] = {"host", "device"};
 const char *const agmem_basis_names[AGMEM_N_BASES] = {"measured", "source only"};
 const char *const agmem_op_kind_names[AGMEM_N_OP_KINDS] = {"data", "linear", "activation",
-                                                          "loss", "layer"};
+                                                          "loss", "layer", "table"};
 
 /* Every op the unit rules below may name, with its kind: "data" (the input batch), "linear" (the
    product and the bias of an ag_linear()), "activation" (an activation an ag_linear() applies,
    R/autograd.R:1696-1701), "loss" (a loss, named "loss_" and the loss's name as agmem's
-   functions take it) and "layer" (a layer that is one op, named as its layer type, its units
-   the layer's width). Every op has rules for device "cpu"; an op without rules for a device is
+   functions take it), "layer" (a layer that is one op, named as its layer type, its units
+   the layer's width) and "table" (a layer's parameter table: its units are the table's
+   scalars, counted once, not per sample; its rules are what a scalar of it costs over the
+   parameter rules). Every op has rules for device "cpu"; an op without rules for a device is
    not modelled there, and R/ag_model_spec.R's spec_on_device() says so
    (tests/testthat/test-registry.R). */
 const agmem_op agmem_ops[] = {
@@ -70,6 +72,8 @@ const agmem_op agmem_ops[] = {
     {"batch_norm", AGMEM_OP_LAYER},
     {"dropout", AGMEM_OP_LAYER},
     {"layer_norm", AGMEM_OP_LAYER},
+    {"embedding", AGMEM_OP_LAYER},
+    {"embedding_table", AGMEM_OP_TABLE},
 };
 const R_xlen_t agmem_n_ops = sizeof agmem_ops / sizeof agmem_ops[0];
 
@@ -89,8 +93,11 @@ const R_xlen_t agmem_n_validated = sizeof agmem_validated / sizeof agmem_validat
 /* The ggmlR layer types agmem models, each read by the reader of the same name in R/layers.R:
    "linear" is ag_linear() (R/autograd.R:1683-1705), a product, a bias and an activation;
    "batch_norm", "dropout" and "layer_norm" are ag_batch_norm(), ag_dropout() and
-   ag_layer_norm() (R/ag_layers.R:273-395, 173-195, 397-521), each one op of its name. */
-const char *const agmem_layer_names[] = {"linear", "batch_norm", "dropout", "layer_norm"};
+   ag_layer_norm() (R/ag_layers.R:273-395, 173-195, 397-521), each one op of its name;
+   "embedding" is ag_embedding() (R/ag_layers.R:523-580): its table ("embedding_table") and its
+   lookup ("embedding"). */
+const char *const agmem_layer_names[] = {"linear", "batch_norm", "dropout", "layer_norm",
+                                         "embedding"};
 const R_xlen_t agmem_n_layers = sizeof agmem_layer_names / sizeof agmem_layer_names[0];
 
 #define ANY AGMEM_ANY
@@ -293,6 +300,17 @@ const agmem_unit_rule agmem_unit_rules[] = {
      "ag_layer_norm(), the three-step peak once R collects; allocated per step: the centred input (twice), its square, x_hat, the affine "
      "output (R/ag_layers.R:430-437), and in the backward g, its product with x_hat and dx "
      "(R/ag_layers.R:467-471)", 87.18},
+    {"embedding", CPU, AGMEM_ACTIVATIONS, HOST, 40.86, MEASURED,
+     "issue #16 measurement (embedding's three-step grid, fit-layers.R): per unit of dim and "
+     "sample of ag_embedding()'s lookup, over the dense input it replaces, the three-step "
+     "peak once R collects; allocated per step: the looked-up columns (R/ag_layers.R:541), "
+     "and in the backward each sample's gradient column, read, added and written back one "
+     "sample at a time (R/ag_layers.R:555-558)", 22.55},
+    {"embedding_table", CPU, AGMEM_STEP_TRANSIENTS, HOST, 8.61, MEASURED,
+     "issue #16 measurement (embedding's three-step grid, fit-layers.R): per scalar of "
+     "ag_embedding()'s table, over the parameter rules, the three-step peak once R collects; "
+     "allocated per step: the dense dim x vocab gradient its backward builds every step "
+     "(R/ag_layers.R:553), 8 B a scalar in the source", 7.27},
 
     /* ---- device "gpu": f32 in the device's pass pool ---- */
     {"input", GPU, AGMEM_ACTIVATIONS, DEVICE, 4, MEASURED,
@@ -507,6 +525,24 @@ const agmem_live_rule agmem_live_rules[] = {
      "issue #16 measurement (layers' fit grid, fit-layers.R): per unit and sample of "
      "ag_layer_norm(), as batch norm's: x_hat and the output on the tape; retained by the "
      "allocator: 3.18; the step's largest: 39.61", 3.18, 39.61},
+    {CPU, ANY, "embedding", 22.39,
+     "issue #16 measurement (embedding's fit grid, fit-layers.R): per unit of dim and sample "
+     "of ag_embedding()'s lookup, over the dense input it replaces, the step's largest live "
+     "heap (the looked-up columns and their gradient), taken for the live bytes too (too few of "
+     "the grid's runs collected in full to fit those); retained by the allocator: 48.51", 48.51,
+     22.39},
+    {CPU, ADAM, "embedding_table", 8.58,
+     "issue #16 measurement (embedding's fit grid, fit-layers.R): per scalar of "
+     "ag_embedding()'s table with optimizer_adam(), over the parameter rules, the step's "
+     "largest live heap (the dense gradient its backward builds; R/ag_layers.R:553), taken "
+     "for the live bytes too; retained by the allocator: -18.14 (the table's large blocks "
+     "keep less than the dense weights the parameter rules were fitted on)", -18.14, 8.58},
+    {CPU, SGD, "embedding_table", 4.67,
+     "issue #16 measurement (embedding's fit grid, fit-layers.R): the same with "
+     "optimizer_sgd() and momentum; retained: -6.01", -6.01, 4.67},
+    {CPU, SGD_PLAIN, "embedding_table", 0,
+     "issue #16 measurement (embedding's fit grid, fit-layers.R): the same without momentum "
+     "(-0.23 fitted, written 0); retained: -11.13", -11.13, 0},
 };
 const R_xlen_t agmem_n_live_rules = sizeof agmem_live_rules / sizeof agmem_live_rules[0];
 
@@ -524,5 +560,15 @@ R_xlen_t agmem_unit_op_index(const char *name)
     for (R_xlen_t i = 0; i < agmem_n_unit_rules; i++)
         if (strcmp(agmem_unit_rules[i].op, name) == 0)
             return i;
+    return -1;
+}
+
+/* The kind (AGMEM_OP_*) of the op named `name` (a NUL-terminated string) in agmem_ops, or -1 when
+   agmem_ops does not name it. */
+int agmem_op_kind(const char *name)
+{
+    for (R_xlen_t i = 0; i < agmem_n_ops; i++)
+        if (strcmp(agmem_ops[i].name, name) == 0)
+            return agmem_ops[i].kind;
     return -1;
 }

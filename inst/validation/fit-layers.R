@@ -115,20 +115,17 @@ for (l in layers) {
 
 print(round(fit, 2))
 
-# ---- ag_embedding(): its table and its lookup (measured, not yet in src/rules.c) ----
-# Not in the rules yet: the C model counts every parameter at the optimizer's figures, and an
-# embedding's table costs more per scalar than a dense layer's weights (the dense gradient its
-# backward builds), so it needs figures per scalar of the table as well as per unit and sample;
-# and the three-step pairs that end before R's first collection cannot tell the table from the
-# lookup (both grow with the first width at one batch).
+# ---- ag_embedding(): its table and its lookup ----
 # Pairs of measurements-embed-fit.csv (100 steps and one under gctorture()) and
 # measurements-embed-three.csv (three steps): a dense stack on dense inputs of its first width d,
-# and the same stack after an ag_embedding(V, d) on token indices, V 64 or 4096. A pair differs
-# by the table (V x d scalars: the parameter rules of the optimizer plus the table's own figure,
-# per optimizer) and by the lookup's d units per sample in place of the dense input's d (at the
-# table's input figure; the indices are one unit per sample). Fitted by least squares over both
-# vocabularies: the table's figure per scalar for each optimizer, the lookup's per unit and
-# sample.
+# and the same stack after an ag_embedding(V, d) on token indices. A pair differs by the table
+# (V x d scalars: the parameter rules of the optimizer plus the table's own figure, per
+# optimizer; an embedding's table costs more per scalar than a dense layer's weights, for the
+# dense gradient its backward builds) and by the lookup's d units per sample in place of the
+# dense input's d (at the input's figure; the indices are one unit per sample). Fitted by least
+# squares over the vocabularies: the table's figure per scalar and the lookup's per unit and
+# sample. The 100-step runs are too small for most of them to collect in full, so the live bytes
+# take the step's largest; the three-step figures have no optimizer (the unit rules have none).
 embed_pairs <- function(path) {
   m <- utils::read.csv(path, stringsAsFactors = FALSE)
   m$key <- paste(m$widths, m$batch, m$optimizer)
@@ -182,21 +179,30 @@ adjust_three <- function(p, b) {
 }
 under_e <- e3$peak < 0.8 * headroom & e3b$peak < 0.8 * headroom
 over_e <- e3$peak > headroom & e3b$peak > headroom
-# The unit rules have no optimizer: the table's allocation is fitted over all three.
-d3e <- data.frame(y = alloc_e, table = e3$table, look = e3$look)[under_e, ]
-alloc_one <- stats::coef(stats::lm(y ~ 0 + table + look, data = d3e))
-cat(sprintf("embedding, three steps, allocated per step (all optimizers): table %.2f, lookup %.2f\n",
-            alloc_one[["table"]], alloc_one[["look"]]))
-efit <- rbind(efit, alloc_step = embed_fit(e3, alloc_e, under_e),
-              three_bytes = if (sum(over_e) >= 4L) {
-                embed_fit(e3, adjust_three(e3, e3b), over_e)
-              } else {
-                NA
-              })
+# The unit rules have no optimizer: the table's figures are fitted over all three.
+one_fit <- function(y, keep) {
+  d <- data.frame(y = y, table = e3$table, look = e3$look)[keep, ]
+  stats::coef(stats::lm(y ~ 0 + table + look, data = d))
+}
+efit3 <- rbind(alloc_step = one_fit(alloc_e, under_e),
+               three_bytes = one_fit(adjust_three(e3, e3b), over_e))
 cat(sprintf(paste0("\nembedding: %d pairs of 100-step runs, %d of three-step runs (%d under ",
                    "80%% of the headroom, %d over it)\n"), nrow(e), nrow(e3), sum(under_e),
             sum(over_e)))
 print(round(efit, 2))
+print(round(efit3, 2))
+lt <- function(opt) live[live$op %in% "embedding_table" & live$optimizer == opt, ]
+ll <- live[live$op %in% "embedding", ]
+ut <- unit[unit$op %in% "embedding_table", ]
+ul <- unit[unit$op %in% "embedding", ]
+e_table <- c(vapply(c("adam", "sgd", "sgd_plain"), function(o) lt(o)$step_max, 0), ll$step_max,
+             vapply(c("adam", "sgd", "sgd_plain"), function(o) lt(o)$retained, 0), ll$retained,
+             ut$alloc_step, ul$alloc_step, ut$bytes, ul$bytes)
+e_fitted <- c(pmax(efit["step_max", ], 0), efit["retained", ], efit3["alloc_step", ],
+              efit3["three_bytes", ])
+e_off <- abs(e_table - round(e_fitted, 2)) > 0.0051
+cat(if (any(e_off)) "the embedding's rows differ from src/rules.c\n" else
+  "src/rules.c holds the embedding's figures\n")
 
 # The table agmem was built with, in the same order.
 unit <- rules$unit[rules$unit$device == "cpu", ]

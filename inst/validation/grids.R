@@ -254,3 +254,30 @@ grid_embed_holdout <- function() {
              embed = c(2000, 10000, 1000, 30000), activation = "relu", variant = "grads",
              stringsAsFactors = FALSE)
 }
+# Three steps (validate.R): pairs that end before R's first collection, over vocabularies and
+# batches that tell the table from the lookup, and four that end after it.
+grid_embed_three <- function() {
+  small <- expand.grid(embed = c(0, 64, 1024), batch = c(32, 256),
+                       optimizer = c("adam", "sgd", "sgd_plain"), stringsAsFactors = FALSE)
+  small$widths <- "256-128-10"
+  small$loss <- "softmax_cross_entropy"
+  mse <- expand.grid(embed = c(0, 64, 1024), batch = c(32, 256), optimizer = "adam",
+                     stringsAsFactors = FALSE)
+  mse$widths <- "128-256-1"
+  mse$loss <- "mse"
+  big <- data.frame(
+    embed = c(0, 4096, 0, 4096, 0, 8192, 0, 2048, 0, 1024),
+    batch = c(3072, 3072, 2048, 2048, 4096, 4096, 3072, 3072, 2048, 2048),
+    optimizer = rep(c("adam", "sgd", "sgd_plain", "adam", "sgd"), each = 2L),
+    widths = rep(c("256-128-10", "128-256-1", "256-128-10", "128-256-1", "512-256-10"),
+                 each = 2L),
+    loss = rep(c("softmax_cross_entropy", "mse", "softmax_cross_entropy", "mse",
+                 "softmax_cross_entropy"), each = 2L),
+    stringsAsFactors = FALSE
+  )
+  g <- rbind(small, mse, big)
+  g$activation <- "relu"
+  g$variant <- "grads"
+  g$device <- "cpu"
+  g
+}

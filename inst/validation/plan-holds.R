@@ -8,7 +8,8 @@
 # process (measure-long.R) and compares the peak with the budget. The goal (issue 15): every
 # peak within its budget, and at least 70% of it used. Exit status 1 when it is missed. With
 # --layers the models have batch norm, dropout or layer norm after each hidden layer (issue 16;
-# none of them in the layers' fit grid), read from the ggmlR model by ag_model_spec().
+# none of them in the layers' fit grid; and an embedding before a dense stack), read from the
+# ggmlR model by ag_model_spec().
 # Needs ggmlR and agmem installed; Linux.
 
 here <- local({
@@ -32,7 +33,7 @@ plans <- data.frame(
            "softmax_cross_entropy", "softmax_cross_entropy", "mse", "softmax_cross_entropy"),
   budget = c("256 MiB", "160 MiB", "512 MiB", "384 MiB", "192 MiB", "640 MiB", "256 MiB",
              "128 MiB"),
-  after = "none", stringsAsFactors = FALSE
+  after = "none", embed = 0, stringsAsFactors = FALSE
 )
 if ("--layers" %in% args) {
   plans <- data.frame(
@@ -42,20 +43,27 @@ if ("--layers" %in% args) {
     loss = c("softmax_cross_entropy", "softmax_cross_entropy", "mse", "softmax_cross_entropy"),
     budget = c("256 MiB", "512 MiB", "384 MiB", "192 MiB"),
     after = c("batch_norm+dropout", "batch_norm+dropout", "layer_norm", "dropout"),
-    stringsAsFactors = FALSE
+    embed = 0, stringsAsFactors = FALSE
   )
+  # And an embedding of 5000 tokens before a dense stack.
+  plans <- rbind(plans, data.frame(
+    widths = "256-512-10", optimizer = "adam", activation = "relu",
+    loss = "softmax_cross_entropy", budget = "256 MiB", after = "none", embed = 5000,
+    stringsAsFactors = FALSE
+  ))
 }
 
 rows <- lapply(seq_len(nrow(plans)), function(i) {
   p <- plans[i, ]
   w <- as.numeric(strsplit(p$widths, "-", fixed = TRUE)[[1]])
-  spec <- if (p$after == "none") {
+  spec <- if (p$after == "none" && p$embed == 0) {
     agmem::ag_dense_stack(w, p$activation, p$loss)
   } else {
-    agmem::ag_model_spec(ggmlR::ag_sequential(build_layers(w, p$activation, read_after(p$after))),
-                         p$loss)
+    layers <- build_layers(w, p$activation, read_after(p$after), p$embed)
+    agmem::ag_model_spec(ggmlR::ag_sequential(layers), p$loss)
   }
-  data_size <- (w[1L] + w[length(w)]) * samples * 8
+  # The data set: input (one integer index a sample with an embedding) and target.
+  data_size <- (if (p$embed > 0) 4 else w[1L] * 8) * samples + w[length(w)] * samples * 8
   b <- suppressWarnings(agmem::ag_max_batch_size(spec, p$budget, p$optimizer, margin = margin,
                                                  data_size = data_size))
   out <- suppressWarnings(system2(
@@ -63,7 +71,8 @@ rows <- lapply(seq_len(nrow(plans)), function(i) {
     c(file.path(here, "measure-long.R"), paste0("--widths=", gsub("-", ",", p$widths)),
       paste0("--batch=", b), paste0("--optimizer=", p$optimizer),
       paste0("--activation=", p$activation), paste0("--loss=", p$loss), "--steps=100",
-      paste0("--samples=", samples), paste0("--after=", p$after)),
+      paste0("--samples=", samples), paste0("--after=", p$after),
+      paste0("--embed=", p$embed)),
     stdout = TRUE, stderr = TRUE))
   line <- grep("^RESULT,", out, value = TRUE)
   peak <- if (length(line) == 1L) {
@@ -77,11 +86,12 @@ rows <- lapply(seq_len(nrow(plans)), function(i) {
   data.frame(p, batch = b, peak = peak, used = peak / budget, stringsAsFactors = FALSE)
 })
 r <- do.call(rbind, rows)
+r$model <- ifelse(r$embed > 0, paste0("embedding(", r$embed, ") ", r$widths), r$widths)
 if (markdown) {
   cat("| model (widths) | after each hidden layer | optimizer | activation | loss | budget | ",
       "planned batch | real peak (MiB) | share of the budget |\n",
       "|---|---|---|---|---|---:|---:|---:|---:|\n", sep = "")
-  cat(sprintf("| %s | %s | %s | %s | %s | %s | %d | %.1f | %.0f%% |\n", gsub("-", " ", r$widths),
+  cat(sprintf("| %s | %s | %s | %s | %s | %s | %d | %.1f | %.0f%% |\n", gsub("-", " ", r$model),
               gsub("+", ", ", r$after, fixed = TRUE), r$optimizer, r$activation, r$loss, r$budget, as.integer(r$batch), r$peak / 2^20,
               100 * r$used), sep = "")
 } else {

@@ -9,7 +9,7 @@
 #     --out=measurements-layers-fit.csv                 # batch norm, dropout, layer norm
 #   Rscript inst/validation/validate-long.R --grid=layers_holdout  # their goal, in CI
 #   Rscript inst/validation/validate-long.R --grid=embed_fit --torture=true --measure-only \
-#     --out=measurements-embed-fit.csv                  # ag_embedding(), measured only
+#     --out=measurements-embed-fit.csv                  # ag_embedding(); --grid=embed_holdout
 #   (--measure-only stops after measuring; --markdown prints the table in Markdown; --torture
 #   runs one more step under gctorture(), see measure-long.R)
 #
@@ -98,33 +98,34 @@ if (nzchar(opt$from_csv)) {
 if (identical(opt$measure_only, "true")) quit(status = 0)
 
 # ---- predictions and the goal ----
-if (!is.null(m$embed) && any(m$embed > 0, na.rm = TRUE)) {
-  stop("runs with an embedding (--grid=embed_fit, embed_holdout) are measured only: agmem does ",
-       "not model ag_embedding() yet (fit-layers.R prints what they show)", call. = FALSE)
-}
+
 if (!requireNamespace("agmem", quietly = TRUE)) {
   stop("validate-long.R needs agmem installed", call. = FALSE)
 }
 mib <- 2^20
-# The data set the loop holds in R: four mini-batches of the input and the target, as doubles.
-data_bytes <- function(widths, batch) {
+# The data set the loop holds in R: four mini-batches of the input and the target, as doubles;
+# with an embedding, the input is one integer token index per sample.
+data_bytes <- function(widths, batch, embed = 0) {
   w <- as.numeric(strsplit(widths, "-", fixed = TRUE)[[1]])
-  (w[1L] + w[length(w)]) * 4 * batch * 8
+  input <- if (embed > 0) 4 else w[1L] * 8
+  (input + w[length(w)] * 8) * 4 * batch
 }
 # A run's model: its dense stack, or, with layers after the hidden ones (the layers' grids), the
 # ggmlR model measure-long.R trained, read by ag_model_spec() (ggmlR must be installed).
 after_of <- function(i) if (is.null(m$after) || is.na(m$after[i])) "none" else m$after[i]
+embed_of <- function(i) if (is.null(m$embed) || is.na(m$embed[i])) 0 else m$embed[i]
 pred <- vapply(seq_len(nrow(m)), function(i) {
   widths <- as.numeric(strsplit(m$widths[i], "-", fixed = TRUE)[[1]])
-  spec <- if (after_of(i) == "none") {
+  spec <- if (after_of(i) == "none" && embed_of(i) == 0) {
     agmem::ag_dense_stack(widths, m$activation[i], m$loss[i])
   } else {
-    model <- ggmlR::ag_sequential(build_layers(widths, m$activation[i], read_after(after_of(i))))
+    model <- ggmlR::ag_sequential(build_layers(widths, m$activation[i], read_after(after_of(i)),
+                                               embed_of(i)))
     agmem::ag_model_spec(model, m$loss[i])
   }
   mem <- suppressWarnings(agmem::ag_training_memory(
     spec, m$batch[i], m$optimizer[i], quiet = TRUE, steps = m$steps[i],
-    data_size = data_bytes(m$widths[i], m$batch[i])
+    data_size = data_bytes(m$widths[i], m$batch[i], embed_of(i))
   ))
   c(mem$host_peak, mem$host_high)
 }, numeric(2))
@@ -137,7 +138,8 @@ m$under15 <- m$agmem < 0.85 * m$measured
 
 # The model as the tables show it: its widths, then the layers after each hidden one.
 m$label <- vapply(seq_len(nrow(m)), function(i) {
-  if (after_of(i) == "none") m$widths[i] else paste0(m$widths[i], " +", after_of(i))
+  label <- if (after_of(i) == "none") m$widths[i] else paste0(m$widths[i], " +", after_of(i))
+  if (embed_of(i) > 0) paste0("embedding(", embed_of(i), ") ", label) else label
 }, "")
 fmt_mb <- function(x) ifelse(is.finite(x), sprintf("%8.1f", x / mib), "       -")
 if (identical(opt$markdown, "true")) {

@@ -89,6 +89,7 @@ if (nzchar(opt$from_csv)) {
               layers_fit_gpu = grid_layers_fit_gpu(),
               layers_holdout = cbind(grid_layers_holdout(), device = "cpu"),
               embed_fit = cbind(grid_embed_fit(), device = "cpu"),
+              embed_three = grid_embed_three(),
               stop("`--grid` must be fit, holdout, large, subset, layers_fit, layers_fit_gpu ",
                    "or layers_holdout", call. = FALSE))
   if (nzchar(opt$out) && file.exists(opt$out)) stop("`--out` exists already: ", opt$out)

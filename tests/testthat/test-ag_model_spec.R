@@ -39,12 +39,12 @@ test_that("values resident on the device are read through their shape field", {
 })
 
 test_that("other layers count their parameters and are listed as not covered", {
-  emb <- fake_layer("ag_embedding", list(weight = fake_tensor(c(4, 10))), "embedding(10, 4)")
+  emb <- fake_layer("ag_flash_attention", list(w_o = fake_tensor(c(4, 10))), "flash(10, 4)")
   attn <- fake_layer("ag_multihead_attention", list(w_q = fake_tensor(c(4, 4))), method = FALSE)
   model <- fake_sequential(emb, attn, fake_dropout(), fake_linear(4, 3))
   spec <- ag_model_spec(model)
   expect_identical(spec$shapes, list(c(4, 10), c(4, 4), c(3, 4), c(3, 1)))
-  expect_identical(spec$layers$type, c("ag_embedding", "ag_multihead_attention", "dropout",
+  expect_identical(spec$layers$type, c("ag_flash_attention", "ag_multihead_attention", "dropout",
                                        "linear"))
   expect_identical(spec$layers$units, c(NA, NA, NA, 3))
   expect_identical(spec$ops, list(character(0), character(0), character(0),
@@ -52,8 +52,9 @@ test_that("other layers count their parameters and are listed as not covered", {
   expect_identical(spec$input_width, NA_real_)
   expect_identical(spec$output_width, 3)
   expect_length(spec$uncovered, 3L)
-  expect_match(spec$uncovered[[1]], "^layer 1 \\(ag_embedding, embedding\\(10, 4\\)\\)")
-  expect_match(spec$uncovered[[2]], "^layer 2 \\(ag_multihead_attention\\).*1 parameter tensor counted")
+  expect_match(spec$uncovered[[1]], "^layer 1 \\(ag_flash_attention, flash\\(10, 4\\)\\)")
+  expect_match(spec$uncovered[[2]],
+               "^layer 2 \\(ag_multihead_attention\\).*1 parameter tensor counted")
   # A dropout after a layer agmem cannot read has a mask of unknown size.
   expect_match(spec$uncovered[[3]], "^layer 3 \\(dropout, dropout\\(0.5\\)\\): its mask is as wide")
   expect_true(all(grepl("not modelled|cannot read", spec$uncovered)))
@@ -67,13 +68,42 @@ test_that("a module of one's own is not modelled, with how to describe it by its
   module$parameters <- function() list(inner[[1]]$W, inner[[1]]$b, inner[[2]]$W, inner[[2]]$b)
   spec <- ag_model_spec(fake_sequential(module))
   expect_length(spec$uncovered, 2L)
-  expect_match(spec$uncovered[[1]], "layer 1 \\(environment\\): .*4 parameter tensors counted.*module of your own.*ag_model_spec\\(list\\(")
+  expect_match(spec$uncovered[[1]], paste0("layer 1 \\(environment\\): .*4 parameter tensors ",
+                                           "counted.*module of your own.*ag_model_spec\\(list\\("))
   described <- ag_model_spec(inner)
   expect_identical(described$uncovered, character(0))
   expect_identical(described$ops, list(c("matmul", "add", "relu"), c("matmul", "add")))
   # A ggmlR layer agmem does not model gets no such hint.
-  emb <- fake_layer("ag_embedding", list(weight = fake_tensor(c(4, 10))))
-  expect_no_match(ag_model_spec(emb)$uncovered[[1]], "module of your own")
+  attn <- fake_layer("ag_multihead_attention", list(w_q = fake_tensor(c(4, 4))))
+  expect_no_match(ag_model_spec(attn)$uncovered[[1]], "module of your own")
+})
+
+test_that("an embedding is read as its table and its lookup, taking one index per sample", {
+  emb <- fake_layer("ag_embedding", list(weight = fake_tensor(c(16, 1000))), "embedding(1000, 16)")
+  spec <- ag_model_spec(fake_sequential(emb, fake_linear(16, 4, "relu"), fake_linear(4, 2)),
+                        loss = "softmax_cross_entropy")
+  expect_identical(spec$uncovered, character(0))
+  expect_identical(spec$layers$type, c("embedding", "linear", "linear"))
+  expect_identical(spec$layers$`in`[[1]], 1000)
+  expect_identical(spec$input_width, 1)
+  expect_identical(spec$ops[[1]], c("embedding_table", "embedding"))
+  flat <- agmem:::spec_ops(spec)
+  # The table counts its 16 000 scalars once; the lookup 16 units per sample; the data 1 index.
+  expect_identical(flat$ops[1:3], c("input", "embedding_table", "embedding"))
+  expect_identical(flat$units[1:3], c(1, 16000, 16))
+  # Its table is a parameter like any other; a larger vocabulary costs more, not per sample.
+  mem <- function(v, b) {
+    e <- fake_layer("ag_embedding", list(weight = fake_tensor(c(16, v))))
+    s <- ag_model_spec(fake_sequential(e, fake_linear(16, 2)))
+    ag_training_memory(s, b, quiet = TRUE)
+  }
+  expect_identical(mem(1000, 8)$params, 16000 + 34)
+  expect_gt(mem(40000, 8)$host_high, mem(1000, 8)$host_high)
+  expect_gt(mem(1000, 4096)$host_high, mem(1000, 8)$host_high)
+  # A vocabulary is not a width: no range warning for one of 5000.
+  expect_silent(mem(5000, 8))
+  bad <- fake_layer("ag_embedding", list(weight = fake_tensor(c(16, 10, 2), resident = TRUE)))
+  expect_match(ag_model_spec(bad)$uncovered[[1]], "3 dimensions, not 2")
 })
 
 test_that("batch norm, dropout and layer norm are read as one op of their width", {
@@ -102,7 +132,8 @@ test_that("batch norm, dropout and layer norm are read as one op of their width"
   # A batch norm in eval mode is not modelled; a layer norm without gamma reads its width field.
   bn$training <- FALSE
   evaled <- ag_model_spec(fake_sequential(fake_linear(4, 16), bn))
-  expect_match(evaled$uncovered[[1]], "layer 2 \\(batch_norm, batch_norm\\(16\\)\\): it is in eval mode")
+  expect_match(evaled$uncovered[[1]],
+               "layer 2 \\(batch_norm, batch_norm\\(16\\)\\): it is in eval mode")
   plain <- fake_layer("ag_layer_norm", method = FALSE)
   plain$normalized_shape <- 8L
   spec <- ag_model_spec(fake_sequential(fake_linear(4, 8), plain))
@@ -114,7 +145,7 @@ test_that("batch norm, dropout and layer norm are read as one op of their width"
 })
 
 test_that("a last layer that is not covered leaves the loss uncovered too", {
-  emb <- fake_layer("ag_embedding", list(weight = fake_tensor(c(4, 10))), "embedding(10, 4)")
+  emb <- fake_layer("ag_multihead_attention", list(w_q = fake_tensor(c(3, 3))), "attention")
   spec <- ag_model_spec(fake_sequential(fake_linear(4, 3), emb))
   expect_identical(spec$output_width, NA_real_)
   expect_match(spec$uncovered[[2]], "^loss \"mse\": not modelled")
@@ -216,9 +247,14 @@ test_that("real ggmlR models read as their fakes do", {
   spec <- ag_model_spec(others)
   n <- sum(vapply(others$parameters(), function(p) length(p$data), numeric(1)))
   expect_identical(sum(vapply(spec$shapes, prod, numeric(1))), as.double(n))
-  expect_identical(spec$layers$type, c("ag_embedding", "layer_norm",
+  expect_identical(spec$layers$type, c("embedding", "layer_norm",
                                        "ag_multihead_attention", "batch_norm", "linear"))
-  expect_length(spec$uncovered, 2L)
+  expect_length(spec$uncovered, 1L)
+  expect_match(spec$uncovered, "ag_multihead_attention")
+  emb_real <- g$ag_sequential(g$ag_embedding(50L, 8L), g$ag_linear(8L, 3L))
+  emb_fake <- fake_sequential(fake_layer("ag_embedding", list(weight = fake_tensor(c(8, 50)))),
+                              fake_linear(8, 3))
+  expect_identical(ag_model_spec(emb_real), ag_model_spec(emb_fake))
   norms <- g$ag_sequential(g$ag_linear(6L, 5L, activation = "relu"), g$ag_batch_norm(5L),
                            g$ag_dropout(0.2), g$ag_layer_norm(5L), g$ag_linear(5L, 2L))
   fake_norms <- fake_sequential(
