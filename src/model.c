@@ -282,10 +282,10 @@ static void read_run(SEXP run, agmem_model *m)
    table (possibly empty); optimizer, device and dtype, each one name of rules.c's name tables.
    Applies the parameter rules (m->fixed), checks every op's name, units and rule for the device,
    notes which ops count their units per sample (all but a parameter table's) and where a unit
-   rule of such an op makes a peak grow with the batch (m->grows); the live rules of an op apply
-   to their optimizer, and reads the device's gc
-   figures (m->has_gc: all four are in the table). The units and rule
-   indices are copied with R_alloc(), so m lives until the .Call returns. Refuses malformed
+   rule of such an op makes a peak grow with the batch (m->grows), reads the device's gc figures
+   (m->has_gc: all four are in the table) and sums the live rules of the optimizer, per
+   parameter and per op. The units and rule indices are copied with R_alloc(), so m lives until
+   the .Call returns. Refuses malformed
    arguments, a dtype that does not apply to the device and a parameter figure that is not
    finite, with an R error naming the argument. */
 void agmem_model_read(SEXP shapes, SEXP units, SEXP ops, SEXP optimizer, SEXP device,

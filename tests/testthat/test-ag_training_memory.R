@@ -533,6 +533,16 @@ test_that("the .Call entry point checks every argument it reads", {
   expect_agmem_error(call(units = 4, ops = "batch_norm", dev = "gpu"),
                      "`ops`: op \"batch_norm\" has no rule for device \"gpu\"")
   expect_identical(call(units = 4, ops = "dropout")$params, n_mlp)
+  # A parameter table's units are its scalars, counted once whatever the batch; a lookup's are
+  # per sample.
+  table_at <- function(b, op, run = c(3, 0, 0)) {
+    call(units = 1000, ops = op, batch = b, run = run)
+  }
+  for (run in list(c(3, 0, 0), c(100, 0, 0))) {
+    expect_identical(table_at(1L, "embedding_table", run)[c("bytes", "host_peak", "host_high")],
+                     table_at(4096L, "embedding_table", run)[c("bytes", "host_peak", "host_high")])
+    expect_gt(table_at(4096L, "embedding", run)$host_high, table_at(1L, "embedding", run)$host_high)
+  }
 })
 
 test_that("a figure that would not be finite is an error, not Inf", {
