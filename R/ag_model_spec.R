@@ -22,13 +22,16 @@
 #' output width of the layer before it), and `ag_embedding()`, two ops: its
 #' table (its `dim x vocab` scalars, whose dense gradient its backward builds
 #' every step) and its lookup (`dim` per sample; as the first layer it takes
-#' one token index per sample). These were measured on device `"cpu"` only: on
-#' device `"gpu"`, [ag_training_memory()] and the planners list them as not
-#' modelled. A dropout of rate 0 or in eval mode returns its input and costs
-#' nothing.
+#' one token index per sample). `ag_multihead_attention()` as an
+#' `ag_sequential()` calls it (self-attention over the batch as its sequence,
+#' no causal mask, its attention dropout off) is its projections (`d_model`
+#' per sample) and one op per head, whose scores grow with the square of the
+#' sequence. These were measured on device `"cpu"` only: on device `"gpu"`,
+#' [ag_training_memory()] and the planners list them as not modelled. A
+#' dropout of rate 0 or in eval mode returns its input and costs nothing.
 #'
-#' **Not covered.** Any other layer (`ag_multihead_attention()`,
-#' `ag_flash_attention()`, a layer of your own, ...), a batch norm in eval
+#' **Not covered.** Any other layer (`ag_flash_attention()`,
+#' `ag_checkpoint()`, a layer of your own, ...), a batch norm in eval
 #' mode, a dropout after a layer agmem cannot read, or an `ag_linear()` with an
 #' activation agmem does not model: its parameters are counted (from its
 #' `parameters()` method, or else from the `ag_param` tensors among its
@@ -45,8 +48,9 @@
 #'
 #' @return A list of class `"ag_model_spec"`, as [ag_dense_stack()] describes:
 #'   `shapes`, `layers` (one row per layer: its type, `"linear"`,
-#'   `"batch_norm"`, `"dropout"`, `"layer_norm"` or `"embedding"` (whose `in`
-#'   is its vocabulary), or the class of a layer that is not covered, with `NA`
+#'   `"batch_norm"`, `"dropout"`, `"layer_norm"`, `"embedding"` (whose `in`
+#'   is its vocabulary) or `"attention"`, or the class of a layer that is not
+#'   covered, with `NA`
 #'   in its other columns), `loss`, `input_width`,
 #'   `output_width` (`NA` when not known), `ops` (`character(0)` for a layer
 #'   that is not covered) and `uncovered`.
@@ -232,7 +236,8 @@ check_model_spec <- function(x, arg) {
 spec_ops <- function(spec) {
   ops <- unlist(spec$ops, use.names = FALSE)
   units <- rep(as.double(spec$layers$units), lengths(spec$ops))
-  # A parameter table's units are its scalars: its layer's `in` times `out`.
+  # A parameter table's units are its scalars: its layer's `in` times `out`; an attention
+  # head's, one per pair of samples (the C code counts them per batch squared).
   kinds <- registry_names("ops")
   table <- ops %in% kinds$name[kinds$kind == "table"]
   if (any(table)) {
@@ -240,6 +245,7 @@ spec_ops <- function(spec) {
     units[table] <- rep(as.double(layers[["in"]]) * as.double(layers$out),
                         lengths(spec$ops))[table]
   }
+  units[ops %in% kinds$name[kinds$kind == "pairs"]] <- 1
   input <- spec$input_width
   if (is.numeric(input) && length(input) == 1L && !is.na(input)) {
     ops <- c("input", ops)
@@ -270,7 +276,12 @@ format.ag_model_spec <- function(x, ...) {
   check_model_spec(x, "x")
   params <- sum(vapply(x$shapes, function(s) prod(as.double(s)), 0))
   layers <- x$layers
-  ops <- vapply(x$ops, function(o) if (length(o)) paste(o, collapse = ", ") else "-", "")
+  # An op repeated (an attention's heads) is written once, with its count.
+  ops <- vapply(x$ops, function(o) {
+    if (length(o) == 0L) return("-")
+    r <- rle(o)
+    paste(ifelse(r$lengths > 1L, paste0(r$values, " x", r$lengths), r$values), collapse = ", ")
+  }, "")
   dash <- function(v) ifelse(is.na(v) | v == "NA", "-", v)
   table <- data.frame(
     layer = seq_len(nrow(layers)), type = layers$type,

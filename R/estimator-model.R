@@ -157,7 +157,8 @@ est_beyond.agmem_model <- function(est, batch) { # nolint: object_name_linter.
 }
 
 # What of a model's figures lies beyond the range ag_training_memory()'s model was validated on
-# (the registry's `validated`): the largest finite batch size of `batch`, the widest layer and
+# (the registry's `validated`): the largest finite batch size of `batch` (and, with an
+# attention, as its sequence), the widest attention, the widest layer and
 # the parameter count (`params`, counted from the shapes when NULL), each as a phrase ("batch
 # size 200 000 (validated up to 4 096)"); empty when nothing does.
 beyond_validated <- function(spec, batch = numeric(0), params = NULL) {
@@ -169,6 +170,15 @@ beyond_validated <- function(spec, batch = numeric(0), params = NULL) {
   batch <- batch[is.finite(batch)]
   if (length(batch) > 0L && max(batch) > lim[["batch_size"]]) {
     out <- c(out, phrase("batch size", max(batch), lim[["batch_size"]]))
+  }
+  # An attention's sequence is the batch, validated on shorter ones.
+  attention <- vapply(spec$ops, function(o) "attention" %in% o, logical(1))
+  if (length(batch) > 0L && max(batch) > lim[["sequence"]] && any(attention)) {
+    out <- c(out, phrase("attention sequence (the batch size)", max(batch), lim[["sequence"]]))
+  }
+  attention_width <- .subset2(spec$layers, "out")[attention]
+  if (length(attention_width) > 0L && max(attention_width) > lim[["attention_width"]]) {
+    out <- c(out, phrase("attention width", max(attention_width), lim[["attention_width"]]))
   }
   # An embedding's `in` is its vocabulary, not a width; its table counts in the parameters.
   inputs <- .subset2(spec$layers, "in")

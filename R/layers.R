@@ -16,7 +16,9 @@ layer_readers <- list(
   layer_norm = list(is = function(x) inherits(x, "ag_layer_norm"),
                     read = function(...) read_norm(..., op = "layer_norm")),
   embedding = list(is = function(x) inherits(x, "ag_embedding"),
-                   read = function(...) read_embedding(...))
+                   read = function(...) read_embedding(...)),
+  attention = list(is = function(x) inherits(x, "ag_multihead_attention"),
+                   read = function(...) read_attention(...))
 )
 
 # The reader of a layer: the first of layer_readers whose `is` accepts it, with its type as
@@ -175,7 +177,32 @@ read_embedding <- function(layer, i, arg, ...) {
        ops = c("embedding_table", "embedding"), tensors = list(layer[["weight"]]))
 }
 
-# A layer's width from a field (`num_features`, `normalized_shape`): a positive whole number;
+# An ag_multihead_attention() layer (R/ag_layers.R:681-781 of ggmlR 0.8.8.1), as an
+# ag_sequential() calls it: self-attention over the columns of its input, so the sequence is the
+# batch, without a causal mask. Its width is d_model (the rows of W_q); its ops are the
+# constant matrices that slice the heads' rows ("attention_slices", d_model x d_model units,
+# once), its projections ("attention", d_model per sample: Q, K, V, the heads' slices and
+# outputs, their concatenation, W_o and the bias) and one "attention_head" per head (the head's
+# scores, softmax and weights: one per pair of samples). A layer whose attention dropout is on (in
+# training mode) is not modelled: that mask was not measured.
+read_attention <- function(layer, i, arg, ...) {
+  w <- tensor_dims(layer[["W_q"]], paste0("layer ", i, "'s `W_q`"), arg)
+  heads <- layer_width(layer[["n_heads"]], i, arg)
+  rate <- layer[["dropout"]]
+  if (isTRUE(layer[["training"]]) && is.numeric(rate) && length(rate) == 1L && !is.na(rate) &&
+    rate > 0) {
+    return(list(reason = paste0(
+      "its attention dropout (", format(rate), ") is on, whose masks agmem has not measured"
+    )))
+  }
+  list(row = layer_frame("attention", w[[2L]], w[[1L]], inherits(layer[["b_o"]], "ag_tensor"),
+                         NA_character_),
+       ops = c("attention_slices", "attention", rep("attention_head", heads)),
+       tensors = layer_tensors(layer, i, arg))
+}
+
+# A layer's width or count from a field (`num_features`, `normalized_shape`, `n_heads`): a
+# positive whole number;
 # refuses anything else, naming `arg`.
 layer_width <- function(w, i, arg) {
   if (!is.numeric(w) || length(w) != 1L || is.na(w) || !is.finite(w) || w < 1 || w != floor(w)) {

@@ -11,7 +11,8 @@ registry <- new.env(parent = emptyenv())
 # `losses` (the losses as the user names them: the ops of kind "loss" without "loss_") and
 # `layers` (the layer types agmem models) and `device_places` (for each device, named, the place
 # whose peak limits a run there: "host" or "device") and `validated` (the largest batch size,
-# width and parameter count the model was validated on, named) and `ggmlr_version` (the ggmlR
+# width, parameter count, attention sequence and attention width the model was validated on,
+# named) and `ggmlr_version` (the ggmlR
 # release the rules describe) and `op_devices` (for each op, named, the devices whose unit rules
 # model it).
 load_registry <- function() {

@@ -142,7 +142,7 @@ enum { AGMEM_WEIGHTS, AGMEM_GRADIENTS, AGMEM_OPTIMIZER_STATE, AGMEM_MASTER_WEIGH
 enum { AGMEM_HOST, AGMEM_DEVICE, AGMEM_N_WHERE };
 enum { AGMEM_MEASURED, AGMEM_SOURCE_ONLY, AGMEM_N_BASES };
 enum { AGMEM_OP_DATA, AGMEM_OP_LINEAR, AGMEM_OP_ACTIVATION, AGMEM_OP_LOSS, AGMEM_OP_LAYER,
-       AGMEM_OP_TABLE, AGMEM_N_OP_KINDS };
+       AGMEM_OP_TABLE, AGMEM_OP_PAIRS, AGMEM_N_OP_KINDS };
 
 /* A limit of the validated range: what it limits, and its largest validated value. */
 typedef struct {
@@ -255,9 +255,10 @@ typedef struct {
 } agmem_cells;
 
 /* A model as agmem_model_read() leaves it: the parameter count, the device, the cells of the
-   parameter rules (`fixed`), the units and first unit rule of every op, whether each op's units
-   are per sample (all but a parameter table's, AGMEM_OP_TABLE), and, per place, whether some
-   unit rule makes its peak grow with the batch size. */
+   parameter rules (`fixed`), the units and first unit rule of every op, the power of the batch
+   each op's units are counted for (0 for a parameter table, AGMEM_OP_TABLE; 2 for the pairs of
+   samples an attention head scores, AGMEM_OP_PAIRS; 1 for every other op), and, per place,
+   whether some unit rule makes its peak grow with the batch size. */
 typedef struct {
     double params;
     int device;
@@ -265,7 +266,7 @@ typedef struct {
     R_xlen_t n_ops;
     const double *units;
     const R_xlen_t *first;
-    const int *per_sample;      /* per op: 1 when its units count once per sample */
+    const int *power;           /* per op: its units count per batch^power */
     int grows[AGMEM_N_WHERE];
     int has_gc;                 /* the regimes the device has figures for (AGMEM_HAS_*) ... */
     double gc[AGMEM_N_GC];      /* ... and the figures, by AGMEM_GC_* */

@@ -97,6 +97,17 @@ static void add_param_rules(agmem_cells *c, double params, int optimizer, int de
                 agmem_dtype_names[dtype]);
 }
 
+/* What op i of model m counts at batch size `batch`: its units times the batch to the op's
+   power (m->power): once for a parameter table, per sample, or per pair of samples for an
+   attention head. Not finite when the product overflows. Plain C. */
+static double op_count(const agmem_model *m, R_xlen_t i, double batch)
+{
+    double n = m->units[i];
+    for (int p = 0; p < m->power[i]; p++)
+        n = agmem_keep(n * batch);
+    return n;
+}
+
 /* The host peak of a few steps under R's garbage collector (AGMEM_GC_FEW_STEPS), for a run no
    longer than their `steps`, or on a device that has only that regime's figures: R collects
    garbage only when its vector heap reaches a trigger, which starts at a fixed size and grows
@@ -186,7 +197,7 @@ static void whole_run(const agmem_model *m, double batch, double allocated, doub
     const double *fig = m->gc;
     double live = m->live_fixed, kept = m->retained, widest = m->largest, most = m->max_fixed;
     for (R_xlen_t i = 0; i < m->n_ops; i++) {
-        double units = m->per_sample[i] ? agmem_keep(m->units[i] * batch) : m->units[i];
+        double units = op_count(m, i, batch);
         live = agmem_keep(live + agmem_keep(units * m->live_unit[i]));
         kept = agmem_keep(kept + agmem_keep(units * m->kept_unit[i]));
         most = agmem_keep(most + agmem_keep(units * m->max_unit[i]));
@@ -281,8 +292,8 @@ static void read_run(SEXP run, agmem_model *m)
    per op (the output width of the op's layer); ops, a character vector of op names from the unit
    table (possibly empty); optimizer, device and dtype, each one name of rules.c's name tables.
    Applies the parameter rules (m->fixed), checks every op's name, units and rule for the device,
-   notes which ops count their units per sample (all but a parameter table's) and where a unit
-   rule of such an op makes a peak grow with the batch (m->grows), reads the device's gc figures
+   notes the power of the batch each op's units count for (op_count()) and where a unit rule of
+   an op that counts per sample makes a peak grow with the batch (m->grows), reads the device's gc figures
    (m->has_gc: all four are in the table) and sums the live rules of the optimizer, per
    parameter and per op. The units and rule indices are copied with R_alloc(), so m lives until
    the .Call returns. Refuses malformed
@@ -306,20 +317,21 @@ void agmem_model_read(SEXP shapes, SEXP units, SEXP ops, SEXP optimizer, SEXP de
     m->n_ops = n_ops;
     double *u = (double *) R_alloc(n_ops > 0 ? (size_t) n_ops : 1, sizeof(double));
     R_xlen_t *first = (R_xlen_t *) R_alloc(n_ops > 0 ? (size_t) n_ops : 1, sizeof(R_xlen_t));
-    int *per_sample = (int *) R_alloc(n_ops > 0 ? (size_t) n_ops : 1, sizeof(int));
+    int *power = (int *) R_alloc(n_ops > 0 ? (size_t) n_ops : 1, sizeof(int));
     for (R_xlen_t i = 0; i < n_ops; i++) {
         if (i > 0 && i % AGMEM_INTERRUPT_EVERY == 0)
             R_CheckUserInterrupt();
         u[i] = op_units(ops, units, i, &first[i]);
         const char *op = agmem_unit_rules[first[i]].op;
-        per_sample[i] = agmem_op_kind(op) != AGMEM_OP_TABLE;
+        int kind = agmem_op_kind(op);
+        power[i] = kind == AGMEM_OP_TABLE ? 0 : kind == AGMEM_OP_PAIRS ? 2 : 1;
         int matched = 0;
         for (R_xlen_t j = first[i]; j < agmem_n_unit_rules; j++) {
             const agmem_unit_rule *r = &agmem_unit_rules[j];
             if (r->device != dev || strcmp(r->op, op) != 0)
                 continue;
             matched = 1;
-            if (per_sample[i] &&
+            if (power[i] > 0 &&
                 (r->bytes > 0.0 || (r->where == AGMEM_HOST && r->alloc_step > 0.0)))
                 m->grows[r->where] = 1;
         }
@@ -329,7 +341,7 @@ void agmem_model_read(SEXP shapes, SEXP units, SEXP ops, SEXP optimizer, SEXP de
     }
     m->units = u;
     m->first = first;
-    m->per_sample = per_sample;
+    m->power = power;
     int seen = 0;
     for (R_xlen_t i = 0; i < agmem_n_gc_rules; i++)
         if (agmem_gc_rules[i].device == dev) {
@@ -377,9 +389,8 @@ void agmem_model_read(SEXP shapes, SEXP units, SEXP ops, SEXP optimizer, SEXP de
 }
 
 /* The figures of model m (from agmem_model_read()) at batch size `batch` (a whole number >= 1):
-   fills c with the cells (the parameter rules, then for every op in op order its units, times
-   batch unless the op is a parameter table (AGMEM_OP_TABLE), times each of its unit rules in
-   table order) and peak with the sums, in component order, of
+   fills c with the cells (the parameter rules, then for every op in op order its count at the
+   batch (op_count()) times each of its unit rules in table order) and peak with the sums, in component order, of
    the cells on the host and on the device; on a device with gc figures the host's peak is then
    host_regime()'s, and regime gets its peak's parts (AGMEM_REGIME_*; all NA without gc
    figures, but for the highest peak, which is then the host's peak). Returns AGMEM_MODEL_OK, or,
@@ -393,7 +404,7 @@ int agmem_model_eval(const agmem_model *m, double batch, agmem_cells *c,
     *c = m->fixed;
     for (R_xlen_t i = 0; i < m->n_ops; i++) {
         const char *op = agmem_unit_rules[m->first[i]].op;
-        double per_rule = m->per_sample[i] ? agmem_keep(m->units[i] * batch) : m->units[i];
+        double per_rule = op_count(m, i, batch);
         for (R_xlen_t j = m->first[i]; j < agmem_n_unit_rules; j++) {
             const agmem_unit_rule *r = &agmem_unit_rules[j];
             if (r->device != m->device || strcmp(r->op, op) != 0)

@@ -47,7 +47,7 @@ const char *const agmem_component_names[AGMEM_N_COMPONENTS] = {
 const char *const agmem_where_names[AGMEM_N_WHERE] = {"host", "device"};
 const char *const agmem_basis_names[AGMEM_N_BASES] = {"measured", "source only"};
 const char *const agmem_op_kind_names[AGMEM_N_OP_KINDS] = {"data", "linear", "activation",
-                                                          "loss", "layer", "table"};
+                                                          "loss", "layer", "table", "pairs"};
 
 /* Every op the unit rules below may name, with its kind: "data" (the input batch), "linear" (the
    product and the bias of an ag_linear()), "activation" (an activation an ag_linear() applies,
@@ -55,7 +55,8 @@ const char *const agmem_op_kind_names[AGMEM_N_OP_KINDS] = {"data", "linear", "ac
    functions take it), "layer" (a layer that is one op, named as its layer type, its units
    the layer's width) and "table" (a layer's parameter table: its units are the table's
    scalars, counted once, not per sample; its rules are what a scalar of it costs over the
-   parameter rules). Every op has rules for device "cpu"; an op without rules for a device is
+   parameter rules) and "pairs" (an op on every pair of samples: its units count per batch
+   squared, as an attention head's scores over a sequence that is the batch). Every op has rules for device "cpu"; an op without rules for a device is
    not modelled there, and R/ag_model_spec.R's spec_on_device() says so
    (tests/testthat/test-registry.R). */
 const agmem_op agmem_ops[] = {
@@ -74,6 +75,9 @@ const agmem_op agmem_ops[] = {
     {"layer_norm", AGMEM_OP_LAYER},
     {"embedding", AGMEM_OP_LAYER},
     {"embedding_table", AGMEM_OP_TABLE},
+    {"attention", AGMEM_OP_LAYER},
+    {"attention_head", AGMEM_OP_PAIRS},
+    {"attention_slices", AGMEM_OP_TABLE},
 };
 const R_xlen_t agmem_n_ops = sizeof agmem_ops / sizeof agmem_ops[0];
 
@@ -82,11 +86,17 @@ const R_xlen_t agmem_n_ops = sizeof agmem_ops / sizeof agmem_ops[0];
    -holdout, -large and -long50.csv, three steps: batch sizes 1 to 2048, widths 1 to 2048, 65 to
    10 559 872 parameters; measurements-long-fit and -long-holdout.csv, whole runs of 100 steps:
    batch sizes 1 to 4096, widths 10 to 2048, 650 to 9 764 992 parameters): the largest of each
-   over both. A figure beyond any of these is flagged with a warning (R/estimator-model.R). */
+   over both. The sequence an attention scores is the batch: its own limit is the largest batch
+   of the attention grids (measurements-attention-fit and -holdout.csv, batches 64 to 768); an
+   attention's width, the widest of the fit grid (256: the one held-out run of width 512 went
+   11% past its highest peak). A figure beyond any of these is flagged with a warning
+   (R/estimator-model.R). */
 const agmem_limit agmem_validated[] = {
     {"batch_size", 4096},
     {"width", 2048},
     {"params", 10559872},
+    {"sequence", 768},
+    {"attention_width", 256},
 };
 const R_xlen_t agmem_n_validated = sizeof agmem_validated / sizeof agmem_validated[0];
 
@@ -95,9 +105,12 @@ const R_xlen_t agmem_n_validated = sizeof agmem_validated / sizeof agmem_validat
    "batch_norm", "dropout" and "layer_norm" are ag_batch_norm(), ag_dropout() and
    ag_layer_norm() (R/ag_layers.R:273-395, 173-195, 397-521), each one op of its name;
    "embedding" is ag_embedding() (R/ag_layers.R:523-580): its table ("embedding_table") and its
-   lookup ("embedding"). */
+   lookup ("embedding"); "attention" is ag_multihead_attention() (R/ag_layers.R:681-781): its
+   projections ("attention"), one "attention_head" per head, the scores of every pair of the
+   sequence, which is the batch, and the constant matrices that slice the heads' rows
+   ("attention_slices", a table of d_model x d_model units). */
 const char *const agmem_layer_names[] = {"linear", "batch_norm", "dropout", "layer_norm",
-                                         "embedding"};
+                                         "embedding", "attention"};
 const R_xlen_t agmem_n_layers = sizeof agmem_layer_names / sizeof agmem_layer_names[0];
 
 #define ANY AGMEM_ANY
@@ -311,6 +324,23 @@ const agmem_unit_rule agmem_unit_rules[] = {
      "ag_embedding()'s table, over the parameter rules, the three-step peak once R collects; "
      "allocated per step: the dense dim x vocab gradient its backward builds every step "
      "(R/ag_layers.R:553), 8 B a scalar in the source", 7.27},
+    {"attention", CPU, AGMEM_ACTIVATIONS, HOST, 210.22, MEASURED,
+     "issue #16 measurement (attention's fit grid, fit-layers.R): per unit of d_model and "
+     "sample of ag_multihead_attention()'s projections, the three-step peak once R collects; "
+     "allocated per step (Rprofmem(), measure-alloc.R): Q, K and V, each head's slices of "
+     "them and its output, their concatenation, W_o's product and the bias "
+     "(R/ag_layers.R:712-771), and their gradients", 126.44},
+    {"attention_head", CPU, AGMEM_ACTIVATIONS, HOST, 267.24, MEASURED,
+     "issue #16 measurement (attention's fit grid, fit-layers.R): per head and pair of "
+     "samples, the three-step peak once R collects; allocated per step (Rprofmem()): the "
+     "head's scores, their scaling, the transposes around the softmax, the softmax and the "
+     "transpose the weighted sum reads (R/ag_layers.R:735-763), and their gradients", 203.20},
+    {"attention_slices", CPU, AGMEM_STEP_TRANSIENTS, HOST, 454.88, MEASURED,
+     "issue #16 measurement (attention's fit grid, fit-layers.R): per d_model x d_model unit "
+     "of an attention, once a step, the three-step peak once R collects; allocated per step "
+     "(Rprofmem()): the constant d_k x d_model matrices that slice each head's rows of Q, K "
+     "and V (R/ag_layers.R:801-816), 3 d_model^2 doubles, and their transposes in the "
+     "backward", 149.71},
 
     /* ---- device "gpu": f32 in the device's pass pool ---- */
     {"input", GPU, AGMEM_ACTIVATIONS, DEVICE, 4, MEASURED,
@@ -543,6 +573,21 @@ const agmem_live_rule agmem_live_rules[] = {
     {CPU, SGD_PLAIN, "embedding_table", 0,
      "issue #16 measurement (embedding's fit grid, fit-layers.R): the same without momentum "
      "(-0.23 fitted, written 0); retained: -11.13", -11.13, 0},
+    {CPU, ANY, "attention", 183.26,
+     "issue #16 measurement (attention's fit grid, fit-layers.R): per unit of d_model and "
+     "sample of ag_multihead_attention()'s projections, the step's largest live heap, taken "
+     "for the live bytes too (the grid's smaller runs end before a full collection); "
+     "retained by the allocator: 27.69", 27.69, 183.26},
+    {CPU, ANY, "attention_head", 213.58,
+     "issue #16 measurement (attention's fit grid, fit-layers.R): per head and pair of "
+     "samples, the step's largest live heap (the scores and the softmax the tape keeps, and "
+     "their gradients), taken for the live bytes too; retained by the allocator: 15.64",
+     15.64, 213.58},
+    {CPU, ANY, "attention_slices", 44.59,
+     "issue #16 measurement (attention's fit grid, fit-layers.R): per d_model x d_model unit "
+     "of an attention, the step's largest live heap (the heads' slice matrices and their "
+     "transposes on the tape), taken for the live bytes too; retained by the allocator: "
+     "-44.41", -44.41, 44.59},
 };
 const R_xlen_t agmem_n_live_rules = sizeof agmem_live_rules / sizeof agmem_live_rules[0];
 

@@ -35,9 +35,10 @@ args <- commandArgs(trailingOnly = TRUE)
 long_csv <- if (length(args)) args[[1L]] else file.path(here, "measurements-layers-fit.csv")
 three_csv <- if (length(args) > 1L) args[[2L]] else file.path(here, "measurements-layers-three.csv")
 gpu_csv <- if (length(args) > 2L) args[[3L]] else file.path(here, "measurements-layers-three-gpu.csv")
-if (!requireNamespace("agmem", quietly = TRUE)) {
-  stop("fit-layers.R needs agmem installed", call. = FALSE)
+if (!requireNamespace("agmem", quietly = TRUE) || !requireNamespace("ggmlR", quietly = TRUE)) {
+  stop("fit-layers.R needs agmem and ggmlR installed", call. = FALSE)
 }
+source(file.path(here, "harness.R"))
 rules <- agmem:::training_rules()
 live <- rules$live[rules$live$device == "cpu", ]
 per_param <- function(opt, col) live[[col]][is.na(live$op) & live$optimizer == opt]
@@ -191,6 +192,78 @@ cat(sprintf(paste0("\nembedding: %d pairs of 100-step runs, %d of three-step run
             sum(over_e)))
 print(round(efit, 2))
 print(round(efit3, 2))
+# ---- ag_multihead_attention(): its projections and its heads ----
+# Pairs of measurements-attention-fit.csv (100 steps and one under gctorture()) and
+# measurements-attention-three.csv (three steps): a dense stack alone and with an attention after
+# each hidden layer, of two head counts, at batches 64, 256 and 512 (the attention's sequence).
+# A pair differs by the attention's parameters (4 d^2 + d a layer, at the parameter rules), its
+# projections (d units per sample), its heads (one per pair of samples each) and its head
+# slices (each head's rows of Q, K and V are taken by a product with a constant d_k x d slice
+# matrix, R/ag_layers.R:801-816: 3 d^2 doubles a layer, and their transposes in the backward,
+# once a step whatever the batch): the head counts and batches separate them, fitted by least
+# squares through the origin.
+attn_pairs <- function(path) {
+  m <- utils::read.csv(path, stringsAsFactors = FALSE)
+  m$key <- paste(m$widths, m$batch, m$optimizer)
+  base <- m[m$after == "none", ]
+  p <- m[m$after == "attention", ]
+  b <- base[match(p$key, base$key), ]
+  w <- lapply(strsplit(p$widths, "-", fixed = TRUE), as.numeric)
+  p$lin <- vapply(w, function(x) sum(x[-c(1L, length(x))]), 0) * p$batch
+  p$pairs <- p$heads * p$batch^2 * vapply(w, function(x) length(x) - 2, 0)
+  p$square <- vapply(w, function(x) sum(x[-c(1L, length(x))]^2), 0)
+  p$dparams <- p$params - b$params
+  list(p = p, b = b)
+}
+attn_fit <- function(p, y, keep = rep(TRUE, nrow(p))) {
+  d <- data.frame(y = y, lin = p$lin, pairs = p$pairs, square = p$square)[keep, ]
+  stats::coef(stats::lm(y ~ 0 + lin + pairs + square, data = d))
+}
+ap <- attn_pairs(file.path(here, "measurements-attention-fit.csv"))
+a <- ap$p
+ab <- ap$b
+a_opt <- function(col) vapply(a$optimizer, per_param, 0, col = col)
+a_max <- (a$live_step_max - a$heap0) - (ab$live_step_max - ab$heap0) - a$dparams * a_opt("step_max")
+a_kept <- over(a) - over(ab) - a$dparams * a_opt("retained")
+afit <- rbind(step_max = attn_fit(a, a_max), retained = attn_fit(a, a_kept))
+a_off <- a_max - (a$lin * afit["step_max", "lin"] + a$pairs * afit["step_max", "pairs"] +
+                    a$square * afit["step_max", "square"])
+# Allocated per step: Rprofmem() over one step (measure-alloc.R), as pairs.
+aa <- attn_pairs(file.path(here, "measurements-attention-alloc.csv"))
+a_alloc <- (aa$p$alloc - aa$b$alloc) - aa$p$dparams * vapply(aa$p$optimizer, param_alloc, 0)
+# Three steps once R collects: the three-step runs with the attention whose peak is over the
+# first trigger's headroom, less what the table gives the rest of the model there (the heap
+# once R collects, host_regime$collected, less the attention's own rows).
+at <- attn_pairs(file.path(here, "measurements-attention-three.csv"))
+a3 <- at$p
+a3_over <- a3$peak > headroom
+three_rest <- vapply(seq_len(nrow(a3)), function(i) {
+  widths <- as.numeric(strsplit(a3$widths[i], "-", fixed = TRUE)[[1]])
+  model <- ggmlR::ag_sequential(build_layers(widths, a3$activation[i], "attention", 0,
+                                             a3$heads[i]))
+  mem <- agmem::ag_training_memory(agmem::ag_model_spec(model, a3$loss[i]), a3$batch[i],
+                                   a3$optimizer[i], quiet = TRUE, steps = 3)
+  mem$host_regime$collected - a3$lin[i] * unit$bytes[unit$op == "attention"] -
+    a3$pairs[i] * unit$bytes[unit$op == "attention_head"] -
+    a3$square[i] * unit$bytes[unit$op == "attention_slices"]
+}, 0)
+afit <- rbind(afit, alloc_step = attn_fit(aa$p, a_alloc),
+              three_bytes = attn_fit(a3, a3$peak - three_rest, a3_over))
+cat(sprintf(paste0("\nattention: %d pairs of 100-step runs (step_max: measured less fitted from ",
+                   "%.2f to %.2f MB); %d pairs measured by Rprofmem(); %d three-step runs over ",
+                   "the headroom\n"), nrow(a), min(a_off) / 1e6, max(a_off) / 1e6, nrow(aa$p),
+            sum(a3_over)))
+print(round(afit, 2))
+a_ops <- c("attention", "attention_head", "attention_slices")
+a_table <- rbind(
+  step_max = vapply(a_ops, function(o) live$step_max[live$op %in% o], 0),
+  retained = vapply(a_ops, function(o) live$retained[live$op %in% o], 0),
+  alloc_step = vapply(a_ops, function(o) unit$alloc_step[unit$op == o], 0),
+  three_bytes = vapply(a_ops, function(o) unit$bytes[unit$op == o], 0)
+)
+cat(if (any(abs(a_table - round(afit, 2)) > 0.0051)) "the attention's rows differ from src/rules.c\n" else
+  "src/rules.c holds the attention's figures\n")
+
 lt <- function(opt) live[live$op %in% "embedding_table" & live$optimizer == opt, ]
 ll <- live[live$op %in% "embedding", ]
 ut <- unit[unit$op %in% "embedding_table", ]

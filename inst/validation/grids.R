@@ -281,3 +281,38 @@ grid_embed_three <- function() {
   g$device <- "cpu"
   g
 }
+
+# ---- attention (measure-long.R --after=attention --heads): 100 steps ----
+#
+# Pairs: a dense stack alone and with an ag_multihead_attention() after its hidden layer, of 1 and
+# of 4 heads, at batches 64, 256 and 512 (the batch is the attention's sequence), each run with
+# one step more under gctorture(): the head counts and the batches separate what grows with the
+# units from what grows with the heads and the square of the sequence. A second stack
+# (64-128-128-1, sgd, attention of 2 and 8 heads) was begun too, but a step under gctorture()
+# with 8 heads took over 4 minutes at batch 64 (R collects before each of the softmax's
+# allocations): it is in the holdout instead, without gctorture().
+grid_attention_fit <- function() {
+  base <- data.frame(widths = "128-256-10", batch = c(64, 256, 512), optimizer = "adam",
+                     loss = "softmax_cross_entropy", stringsAsFactors = FALSE)
+  g <- base[rep(seq_len(nrow(base)), each = 3L), ]
+  g$after <- rep(c("none", "attention", "attention"), nrow(base))
+  g$heads <- rep(c(1, 1, 4), nrow(base))
+  g$activation <- "relu"
+  g$variant <- "grads"
+  rownames(g) <- NULL
+  g
+}
+# Held out: other stacks, head counts, batches and optimizers, attention alone and with layer
+# norm (a transformer block's pair), and the second stack above.
+grid_attention_holdout <- function() {
+  data.frame(widths = c("256-512-10", "96-192-192-4", "512-128-10", "64-256-2", "64-128-128-1",
+                        "64-128-128-1"),
+             batch = c(128, 384, 768, 192, 256, 512),
+             optimizer = c("sgd_plain", "adam", "sgd", "adam", "sgd", "sgd"),
+             loss = c("softmax_cross_entropy", "mse", "softmax_cross_entropy", "mse", "mse",
+                      "mse"),
+             after = c("attention", "attention+layer_norm", "attention", "layer_norm+attention",
+                       "attention", "attention"),
+             heads = c(8, 3, 2, 4, 8, 2), activation = "relu", variant = "grads",
+             stringsAsFactors = FALSE)
+}

@@ -44,9 +44,10 @@ make_matrices <- function(widths, n, loss, embed = 0L) {
 # The layers of a dense stack of `widths` for ggmlR (in forward order): an ag_linear() per
 # pair of widths, with `activation` on the hidden ones ("none": none), each hidden one followed
 # by the layers `after` names: "batch_norm" (ag_batch_norm()), "dropout" (ag_dropout(0.3)) and
-# "layer_norm" (ag_layer_norm()). With `embed` (a vocabulary size), an
+# "layer_norm" (ag_layer_norm()) and "attention" (ag_multihead_attention() of `heads` heads,
+# whose sequence is the batch). With `embed` (a vocabulary size), an
 # ag_embedding(embed, widths[1]) comes first, so the stack's input is its output.
-build_layers <- function(widths, activation, after = character(0), embed = 0L) {
+build_layers <- function(widths, activation, after = character(0), embed = 0L, heads = 1L) {
   n <- length(widths) - 1L
   first <- if (embed > 0L) list(ggmlR::ag_embedding(embed, widths[1L]))
   do.call(c, c(list(first), lapply(seq_len(n), function(i) {
@@ -55,7 +56,8 @@ build_layers <- function(widths, activation, after = character(0), embed = 0L) {
     extra <- if (i < n) {
       lapply(after, function(a) {
         switch(a, batch_norm = ggmlR::ag_batch_norm(w), dropout = ggmlR::ag_dropout(0.3),
-               layer_norm = ggmlR::ag_layer_norm(w))
+               layer_norm = ggmlR::ag_layer_norm(w),
+               attention = ggmlR::ag_multihead_attention(w, heads))
       })
     }
     c(list(ggmlR::ag_linear(widths[i], w, activation = act)), extra)
@@ -65,6 +67,6 @@ build_layers <- function(widths, activation, after = character(0), embed = 0L) {
 # The layers of --after: "none" is none; else names joined by "+".
 read_after <- function(after) {
   a <- if (identical(after, "none")) character(0) else strsplit(after, "+", fixed = TRUE)[[1]]
-  stopifnot(all(a %in% c("batch_norm", "dropout", "layer_norm")))
+  stopifnot(all(a %in% c("batch_norm", "dropout", "layer_norm", "attention")))
   a
 }

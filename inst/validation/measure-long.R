@@ -3,7 +3,7 @@
 # Run it in a fresh R process (validate.R --long does, one process per configuration):
 #   Rscript inst/validation/measure-long.R --widths=784,512,512,10 --batch=128 \
 #     --optimizer=adam --activation=relu --loss=softmax_cross_entropy --steps=100 \
-#     --variant=grads --after=batch_norm+dropout --embed=0 (any of them may be left out)
+#     --variant=grads --after=batch_norm+dropout --embed=0 --heads=1 (any may be left out)
 # It prints one line, "RESULT,<name>=<value>,...".
 #
 # The loop is the one ggmlR's autograd vignette writes: a data set of four mini-batches (or
@@ -13,9 +13,10 @@
 # follow each hidden ag_linear(), joined by "+": batch_norm (ag_batch_norm(width)), dropout
 # (ag_dropout(0.3)) and layer_norm (ag_layer_norm(width)), as ggmlR's autograd vignette puts
 # batch norm and dropout after a hidden layer; "none" (the default) adds none. --embed=V puts an
-# ag_embedding(V, first width) first: the data are then token indices. Variant "grads" passes
-# backward()'s result to opt$step(grads); variant "field" calls backward() for its side effect
-# and opt$step(), which reads each parameter's $grad.
+# ag_embedding(V, first width) first: the data are then token indices; --heads is the number of
+# heads of an "attention" in --after (ag_multihead_attention(), the batch its sequence).
+# Variant "grads" passes backward()'s result to opt$step(grads); variant "field" calls
+# backward() for its side effect and opt$step(), which reads each parameter's $grad.
 #
 # Protocol:
 #   1. load ggmlR, warm its code up with three steps of a tiny model of the same kind;
@@ -35,7 +36,8 @@ source(file.path(here, "harness.R"))
 opt <- read_args(list(widths = "64,32,8", batch = "16", optimizer = "adam", activation = "relu",
                       loss = "softmax_cross_entropy", steps = "100", variant = "grads",
                       seed = "1", gcinfo = "false", samples = "0", torture = "false",
-                      after = "none", embed = "0"))
+                      after = "none", embed = "0",
+                      heads = "1"))
 widths <- as.integer(strsplit(opt$widths, ",", fixed = TRUE)[[1]])
 batch <- as.integer(opt$batch)
 steps <- as.integer(opt$steps)
@@ -46,12 +48,13 @@ stopifnot(length(widths) >= 2L, all(widths >= 1L), batch >= 1L, steps >= 3L,
           opt$variant %in% c("grads", "field"))
 after <- read_after(opt$after)
 embed <- as.integer(opt$embed)
-stopifnot(embed >= 0L)
+heads <- as.integer(opt$heads)
+stopifnot(embed >= 0L, heads >= 1L)
 
 suppressPackageStartupMessages(library(ggmlR))
 
 build <- function(widths, activation) {
-  ag_sequential(build_layers(widths, activation, after, embed))
+  ag_sequential(build_layers(widths, activation, after, embed, heads))
 }
 make_optimizer <- function(model, name) {
   switch(name,
@@ -96,7 +99,9 @@ train <- function(model, optimizer, x, y, batch, steps, at = function(s) NULL) {
 
 # 1. warm-up on a tiny model of the same kind
 set.seed(as.integer(opt$seed))
-warm_w <- c(4L, rep(3L, max(0L, length(widths) - 2L)), 2L)
+# The tiny model's hidden width: 3, or two per head with attention after it.
+warm_hidden <- if ("attention" %in% after) 2L * heads else 3L
+warm_w <- c(4L, rep(warm_hidden, max(0L, length(widths) - 2L)), 2L)
 warm <- build(warm_w, opt$activation)
 warm_data <- make_matrices(warm_w, 8L, opt$loss, embed)
 train(warm, make_optimizer(warm, opt$optimizer), warm_data$x, warm_data$y, 2L, 3L)
@@ -172,15 +177,17 @@ if (identical(opt$gcinfo, "true")) writeLines(gc_lines, stderr())
 # 5. the end: the R heap's largest use and its trigger
 params <- sum(as.double(widths[-length(widths)]) * widths[-1L] + widths[-1L]) +
   2 * sum(after %in% c("batch_norm", "layer_norm")) * sum(as.double(widths[-c(1L, length(widths))])) +
-  as.double(embed) * widths[1L]
+  as.double(embed) * widths[1L] +
+  ("attention" %in% after) * sum(4 * as.double(widths[-c(1L, length(widths))])^2 +
+                                   as.double(widths[-c(1L, length(widths))]))
 peak_fields <- paste(sprintf("%s=%.0f", names(peaks), peaks), collapse = ",")
 cat(sprintf(paste0("RESULT,widths=%s,batch=%d,optimizer=%s,activation=%s,loss=%s,device=cpu,",
                    "variant=%s,steps=%d,params=%.0f,baseline=%.0f,peak=%.0f,%s,heap0=%.0f,",
                    "trigger0=%.0f,heap_max=%.0f,trigger_end=%.0f,reset_ok=%s,seconds=%.2f,",
                    "gc_seconds=%.2f,live_full=%.0f,n_gc=%d,n_full=%d,live_between=%.0f,",
-                   "live_step_max=%.0f,after=%s,embed=%d\n"),
+                   "live_step_max=%.0f,after=%s,embed=%d,heads=%d\n"),
             paste(widths, collapse = "-"), batch, opt$optimizer, opt$activation, opt$loss,
             opt$variant, steps, params, baseline, peak, peak_fields, heap0, trigger0,
             gc1["Vcells", "max used"] * 8, gc1["Vcells", "gc trigger"] * 8, reset_ok, elapsed,
             gc_seconds, live_full, n_gc, n_full, live_between, live_step_max,
-            paste(c(after, if (!length(after)) "none"), collapse = "+"), embed))
+            paste(c(after, if (!length(after)) "none"), collapse = "+"), embed, heads))

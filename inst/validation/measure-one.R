@@ -26,7 +26,8 @@ here <- local({
 source(file.path(here, "harness.R"))
 opt <- read_args(list(widths = "64,32,8", batch = "16", optimizer = "adam", activation = "relu",
                       loss = "mse", device = "cpu", seed = "1", steps = "3",
-                      after = "none", embed = "0"))
+                      after = "none", embed = "0",
+                      heads = "1"))
 widths <- as.integer(strsplit(opt$widths, ",", fixed = TRUE)[[1]])
 batch <- as.integer(opt$batch)
 steps <- as.integer(opt$steps)
@@ -37,14 +38,15 @@ stopifnot(length(widths) >= 2L, all(widths >= 1L), batch >= 1L,
           opt$device %in% c("cpu", "gpu"))
 after <- read_after(opt$after)
 embed <- as.integer(opt$embed)
-stopifnot(embed >= 0L)
+heads <- as.integer(opt$heads)
+stopifnot(embed >= 0L, heads >= 1L)
 
 suppressPackageStartupMessages(library(ggmlR))
 tape_mem <- get(".ag_tape_mem", asNamespace("ggmlR"))
 if (opt$device == "gpu") invisible(capture.output(ag_device("gpu")))
 
 build <- function(widths, activation) {
-  build_layers(widths, activation, after, embed)
+  build_layers(widths, activation, after, embed, heads)
 }
 make_optimizer <- function(layers, name) {
   params <- unlist(lapply(layers, function(l) {
@@ -83,7 +85,9 @@ train <- function(layers, optimizer, data_x, data_y, steps, read_pools = FALSE) 
 
 # 1. warm-up on a tiny model of the same kind
 set.seed(as.integer(opt$seed))
-warm_w <- c(4L, rep(3L, max(0L, length(widths) - 2L)), 2L)
+# The tiny model's hidden width: 3, or two per head with attention after it.
+warm_hidden <- if ("attention" %in% after) 2L * heads else 3L
+warm_w <- c(4L, rep(warm_hidden, max(0L, length(widths) - 2L)), 2L)
 warm <- build(warm_w, opt$activation)
 warm_data <- make_data(warm_w, 2L, opt$loss)
 train(warm, make_optimizer(warm, opt$optimizer), warm_data$x, warm_data$y, 3L)
@@ -119,11 +123,13 @@ hwm <- proc_kb("VmHWM")
 rss_end <- proc_kb("VmRSS")
 params <- sum(as.double(widths[-length(widths)]) * widths[-1L] + widths[-1L]) +
   2 * sum(after %in% c("batch_norm", "layer_norm")) * sum(as.double(widths[-c(1L, length(widths))])) +
-  as.double(embed) * widths[1L]
+  as.double(embed) * widths[1L] +
+  ("attention" %in% after) * sum(4 * as.double(widths[-c(1L, length(widths))])^2 +
+                                   as.double(widths[-c(1L, length(widths))]))
 cat(sprintf(paste0("RESULT,widths=%s,batch=%d,optimizer=%s,activation=%s,loss=%s,device=%s,",
                    "params=%.0f,baseline=%.0f,hwm=%.0f,peak=%.0f,rss_end=%.0f,",
-                   "pass_pool=%.0f,persistent_pool=%.0f,reset_ok=%s,seconds=%.2f,after=%s,embed=%d\n"),
+                   "pass_pool=%.0f,persistent_pool=%.0f,reset_ok=%s,seconds=%.2f,after=%s,embed=%d,heads=%d\n"),
             paste(widths, collapse = "-"), batch, opt$optimizer, opt$activation, opt$loss,
             opt$device, params, baseline, hwm, hwm - baseline, rss_end,
             pools[["pass"]], pools[["persistent"]], reset_ok, elapsed,
-            paste(c(after, if (!length(after)) "none"), collapse = "+"), embed))
+            paste(c(after, if (!length(after)) "none"), collapse = "+"), embed, heads))

@@ -33,7 +33,7 @@ plans <- data.frame(
            "softmax_cross_entropy", "softmax_cross_entropy", "mse", "softmax_cross_entropy"),
   budget = c("256 MiB", "160 MiB", "512 MiB", "384 MiB", "192 MiB", "640 MiB", "256 MiB",
              "128 MiB"),
-  after = "none", embed = 0, stringsAsFactors = FALSE
+  after = "none", embed = 0, heads = 1, stringsAsFactors = FALSE
 )
 if ("--layers" %in% args) {
   plans <- data.frame(
@@ -43,12 +43,15 @@ if ("--layers" %in% args) {
     loss = c("softmax_cross_entropy", "softmax_cross_entropy", "mse", "softmax_cross_entropy"),
     budget = c("256 MiB", "512 MiB", "384 MiB", "192 MiB"),
     after = c("batch_norm+dropout", "batch_norm+dropout", "layer_norm", "dropout"),
-    embed = 0, stringsAsFactors = FALSE
+    embed = 0, heads = 1, stringsAsFactors = FALSE
   )
-  # And an embedding of 5000 tokens before a dense stack.
+  # And an embedding of 5000 tokens before a dense stack, and a small language model: an
+  # embedding of 2000 tokens, a layer, attention of 4 heads and layer norm over the sequence
+  # (the batch), and a layer back to the 2000 tokens.
   plans <- rbind(plans, data.frame(
-    widths = "256-512-10", optimizer = "adam", activation = "relu",
-    loss = "softmax_cross_entropy", budget = "256 MiB", after = "none", embed = 5000,
+    widths = c("256-512-10", "256-256-2000"), optimizer = "adam", activation = "relu",
+    loss = "softmax_cross_entropy", budget = c("256 MiB", "384 MiB"),
+    after = c("none", "attention+layer_norm"), embed = c(5000, 2000), heads = c(1, 4),
     stringsAsFactors = FALSE
   ))
 }
@@ -59,7 +62,7 @@ rows <- lapply(seq_len(nrow(plans)), function(i) {
   spec <- if (p$after == "none" && p$embed == 0) {
     agmem::ag_dense_stack(w, p$activation, p$loss)
   } else {
-    layers <- build_layers(w, p$activation, read_after(p$after), p$embed)
+    layers <- build_layers(w, p$activation, read_after(p$after), p$embed, p$heads)
     agmem::ag_model_spec(ggmlR::ag_sequential(layers), p$loss)
   }
   # The data set: input (one integer index a sample with an embedding) and target.
@@ -72,7 +75,7 @@ rows <- lapply(seq_len(nrow(plans)), function(i) {
       paste0("--batch=", b), paste0("--optimizer=", p$optimizer),
       paste0("--activation=", p$activation), paste0("--loss=", p$loss), "--steps=100",
       paste0("--samples=", samples), paste0("--after=", p$after),
-      paste0("--embed=", p$embed)),
+      paste0("--embed=", p$embed), paste0("--heads=", p$heads)),
     stdout = TRUE, stderr = TRUE))
   line <- grep("^RESULT,", out, value = TRUE)
   peak <- if (length(line) == 1L) {
@@ -87,6 +90,9 @@ rows <- lapply(seq_len(nrow(plans)), function(i) {
 })
 r <- do.call(rbind, rows)
 r$model <- ifelse(r$embed > 0, paste0("embedding(", r$embed, ") ", r$widths), r$widths)
+r$after <- mapply(function(a, h) {
+  if (h > 1) sub("attention", paste0("attention(", h, ")"), a, fixed = TRUE) else a
+}, r$after, r$heads, USE.NAMES = FALSE)
 if (markdown) {
   cat("| model (widths) | after each hidden layer | optimizer | activation | loss | budget | ",
       "planned batch | real peak (MiB) | share of the budget |\n",

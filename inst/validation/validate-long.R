@@ -10,6 +10,7 @@
 #   Rscript inst/validation/validate-long.R --grid=layers_holdout  # their goal, in CI
 #   Rscript inst/validation/validate-long.R --grid=embed_fit --torture=true --measure-only \
 #     --out=measurements-embed-fit.csv                  # ag_embedding(); --grid=embed_holdout
+#   (and --grid=attention_fit, attention_holdout: ag_multihead_attention())
 #   (--measure-only stops after measuring; --markdown prints the table in Markdown; --torture
 #   runs one more step under gctorture(), see measure-long.R)
 #
@@ -51,7 +52,8 @@ measure_long <- function(cfg, steps, torture = "false") {
          paste0("--variant=", cfg$variant), paste0("--steps=", steps),
          paste0("--torture=", torture),
          paste0("--after=", if (is.null(cfg$after)) "none" else cfg$after),
-         paste0("--embed=", if (is.null(cfg$embed)) 0 else cfg$embed))
+         paste0("--embed=", if (is.null(cfg$embed)) 0 else cfg$embed),
+         paste0("--heads=", if (is.null(cfg$heads)) 1 else cfg$heads))
   out <- suppressWarnings(system2(rscript, a, stdout = TRUE, stderr = TRUE))
   line <- grep("^RESULT,", out, value = TRUE)
   if (length(line) != 1L) {
@@ -75,7 +77,8 @@ if (nzchar(opt$from_csv)) {
   g <- switch(opt$grid, long_fit = grid_long_fit(), long_holdout = grid_long_holdout(),
               long_subset = grid_long_subset(), layers_fit = grid_layers_fit(),
               layers_holdout = grid_layers_holdout(), embed_fit = grid_embed_fit(),
-              embed_holdout = grid_embed_holdout(),
+              embed_holdout = grid_embed_holdout(), attention_fit = grid_attention_fit(),
+              attention_holdout = grid_attention_holdout(),
               stop("`--grid` must be long_fit, long_holdout, long_subset, layers_fit or ",
                    "layers_holdout", call. = FALSE))
   if (nzchar(opt$out) && file.exists(opt$out)) stop("`--out` exists already: ", opt$out)
@@ -114,13 +117,14 @@ data_bytes <- function(widths, batch, embed = 0) {
 # ggmlR model measure-long.R trained, read by ag_model_spec() (ggmlR must be installed).
 after_of <- function(i) if (is.null(m$after) || is.na(m$after[i])) "none" else m$after[i]
 embed_of <- function(i) if (is.null(m$embed) || is.na(m$embed[i])) 0 else m$embed[i]
+heads_of <- function(i) if (is.null(m$heads) || is.na(m$heads[i])) 1 else m$heads[i]
 pred <- vapply(seq_len(nrow(m)), function(i) {
   widths <- as.numeric(strsplit(m$widths[i], "-", fixed = TRUE)[[1]])
   spec <- if (after_of(i) == "none" && embed_of(i) == 0) {
     agmem::ag_dense_stack(widths, m$activation[i], m$loss[i])
   } else {
     model <- ggmlR::ag_sequential(build_layers(widths, m$activation[i], read_after(after_of(i)),
-                                               embed_of(i)))
+                                               embed_of(i), heads_of(i)))
     agmem::ag_model_spec(model, m$loss[i])
   }
   mem <- suppressWarnings(agmem::ag_training_memory(
@@ -138,7 +142,8 @@ m$under15 <- m$agmem < 0.85 * m$measured
 
 # The model as the tables show it: its widths, then the layers after each hidden one.
 m$label <- vapply(seq_len(nrow(m)), function(i) {
-  label <- if (after_of(i) == "none") m$widths[i] else paste0(m$widths[i], " +", after_of(i))
+  after <- sub("attention", paste0("attention(", heads_of(i), ")"), after_of(i), fixed = TRUE)
+  label <- if (after == "none") m$widths[i] else paste0(m$widths[i], " +", after)
   if (embed_of(i) > 0) paste0("embedding(", embed_of(i), ") ", label) else label
 }, "")
 fmt_mb <- function(x) ifelse(is.finite(x), sprintf("%8.1f", x / mib), "       -")

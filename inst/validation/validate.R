@@ -44,7 +44,8 @@ measure_config <- function(cfg) {
          paste0("--activation=", cfg$activation), paste0("--loss=", cfg$loss),
          paste0("--device=", cfg$device),
          paste0("--after=", if (is.null(cfg$after)) "none" else cfg$after),
-         paste0("--embed=", if (is.null(cfg$embed)) 0 else cfg$embed))
+         paste0("--embed=", if (is.null(cfg$embed)) 0 else cfg$embed),
+         paste0("--heads=", if (is.null(cfg$heads)) 1 else cfg$heads))
   out <- suppressWarnings(system2(rscript, a, stdout = TRUE, stderr = TRUE))
   line <- grep("^RESULT,", out, value = TRUE)
   if (length(line) != 1L) {
@@ -55,7 +56,7 @@ measure_config <- function(cfg) {
   kv <- strsplit(strsplit(sub("^RESULT,", "", line), ",", fixed = TRUE)[[1]], "=", fixed = TRUE)
   vals <- stats::setNames(lapply(kv, `[`, 2L), vapply(kv, `[`, "", 1L))
   num <- c("batch", "params", "baseline", "hwm", "peak", "rss_end", "pass_pool",
-           "persistent_pool", "seconds", "embed")
+           "persistent_pool", "seconds", "embed", "heads")
   vals[num] <- lapply(vals[num], as.numeric)
   vals$reset_ok <- as.logical(vals$reset_ok)
   as.data.frame(vals, stringsAsFactors = FALSE)
@@ -90,6 +91,7 @@ if (nzchar(opt$from_csv)) {
               layers_holdout = cbind(grid_layers_holdout(), device = "cpu"),
               embed_fit = cbind(grid_embed_fit(), device = "cpu"),
               embed_three = grid_embed_three(),
+              attention_fit = cbind(grid_attention_fit(), device = "cpu"),
               stop("`--grid` must be fit, holdout, large, subset, layers_fit, layers_fit_gpu ",
                    "or layers_holdout", call. = FALSE))
   if (nzchar(opt$out) && file.exists(opt$out)) stop("`--out` exists already: ", opt$out)
@@ -114,7 +116,10 @@ pred <- lapply(seq_len(nrow(m)), function(i) {
   spec <- if (after_of(i) == "none") {
     agmem::ag_dense_stack(widths, m$activation[i], m$loss[i])
   } else {
-    model <- ggmlR::ag_sequential(build_layers(widths, m$activation[i], read_after(after_of(i))))
+    heads <- if (is.null(m$heads) || is.na(m$heads[i])) 1 else m$heads[i]
+    embed <- if (is.null(m$embed) || is.na(m$embed[i])) 0 else m$embed[i]
+    model <- ggmlR::ag_sequential(build_layers(widths, m$activation[i], read_after(after_of(i)),
+                                               embed, heads))
     agmem::ag_model_spec(model, m$loss[i])
   }
   mem <- agmem::ag_training_memory(spec, m$batch[i], m$optimizer[i], m$device[i], quiet = TRUE,

@@ -503,7 +503,7 @@ test_that("a real ggmlR model plans as the dense stack it is", {
 })
 
 test_that("a model with a part agmem does not model is refused, or planned as a lower bound", {
-  emb <- fake_layer("ag_multihead_attention", list(w_q = fake_tensor(c(256, 256))), "attention")
+  emb <- fake_layer("ag_flash_attention", list(w_q = fake_tensor(c(256, 256))), "attention")
   model <- fake_sequential(fake_linear(784, 256, "relu"), emb, fake_linear(256, 10))
   expect_snapshot(error = TRUE, ag_max_batch_size(model, "1 GiB"))
   expect_agmem_error(ag_memory_sweep(model, 1:4), class = "agmem_error_unmodelled")

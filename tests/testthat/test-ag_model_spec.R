@@ -40,11 +40,11 @@ test_that("values resident on the device are read through their shape field", {
 
 test_that("other layers count their parameters and are listed as not covered", {
   emb <- fake_layer("ag_flash_attention", list(w_o = fake_tensor(c(4, 10))), "flash(10, 4)")
-  attn <- fake_layer("ag_multihead_attention", list(w_q = fake_tensor(c(4, 4))), method = FALSE)
+  attn <- fake_layer("ag_flash_attention", list(w_q = fake_tensor(c(4, 4))), method = FALSE)
   model <- fake_sequential(emb, attn, fake_dropout(), fake_linear(4, 3))
   spec <- ag_model_spec(model)
   expect_identical(spec$shapes, list(c(4, 10), c(4, 4), c(3, 4), c(3, 1)))
-  expect_identical(spec$layers$type, c("ag_flash_attention", "ag_multihead_attention", "dropout",
+  expect_identical(spec$layers$type, c("ag_flash_attention", "ag_flash_attention", "dropout",
                                        "linear"))
   expect_identical(spec$layers$units, c(NA, NA, NA, 3))
   expect_identical(spec$ops, list(character(0), character(0), character(0),
@@ -54,7 +54,7 @@ test_that("other layers count their parameters and are listed as not covered", {
   expect_length(spec$uncovered, 3L)
   expect_match(spec$uncovered[[1]], "^layer 1 \\(ag_flash_attention, flash\\(10, 4\\)\\)")
   expect_match(spec$uncovered[[2]],
-               "^layer 2 \\(ag_multihead_attention\\).*1 parameter tensor counted")
+               "^layer 2 \\(ag_flash_attention\\).*1 parameter tensor counted")
   # A dropout after a layer agmem cannot read has a mask of unknown size.
   expect_match(spec$uncovered[[3]], "^layer 3 \\(dropout, dropout\\(0.5\\)\\): its mask is as wide")
   expect_true(all(grepl("not modelled|cannot read", spec$uncovered)))
@@ -74,7 +74,7 @@ test_that("a module of one's own is not modelled, with how to describe it by its
   expect_identical(described$uncovered, character(0))
   expect_identical(described$ops, list(c("matmul", "add", "relu"), c("matmul", "add")))
   # A ggmlR layer agmem does not model gets no such hint.
-  attn <- fake_layer("ag_multihead_attention", list(w_q = fake_tensor(c(4, 4))))
+  attn <- fake_layer("ag_flash_attention", list(w_q = fake_tensor(c(4, 4))))
   expect_no_match(ag_model_spec(attn)$uncovered[[1]], "module of your own")
 })
 
@@ -104,6 +104,48 @@ test_that("an embedding is read as its table and its lookup, taking one index pe
   expect_silent(mem(5000, 8))
   bad <- fake_layer("ag_embedding", list(weight = fake_tensor(c(16, 10, 2), resident = TRUE)))
   expect_match(ag_model_spec(bad)$uncovered[[1]], "3 dimensions, not 2")
+})
+
+test_that("an attention is read as its projections and one op per head", {
+  attn_layer <- function(d, heads, dropout = 0, bias = TRUE) {
+    tensors <- list(W_q = fake_tensor(c(d, d)), W_k = fake_tensor(c(d, d)),
+                    W_v = fake_tensor(c(d, d)), W_o = fake_tensor(c(d, d)))
+    if (bias) tensors$b_o <- fake_tensor(c(d, 1))
+    layer <- fake_layer("ag_multihead_attention", tensors)
+    layer$n_heads <- heads
+    layer$dropout <- dropout
+    layer
+  }
+  spec <- ag_model_spec(fake_sequential(fake_linear(8, 16, "relu"), attn_layer(16, 4),
+                                        fake_linear(16, 2)))
+  expect_identical(spec$uncovered, character(0))
+  expect_identical(spec$layers$type, c("linear", "attention", "linear"))
+  expect_identical(spec$ops[[2]], c("attention_slices", "attention", rep("attention_head", 4)))
+  expect_identical(sum(vapply(spec$shapes, prod, 0)), 8 * 16 + 16 + 4 * 16 * 16 + 16 + 16 * 2 + 2)
+  flat <- agmem:::spec_ops(spec)
+  expect_identical(flat$units[flat$ops == "attention"], 16)
+  expect_identical(flat$units[flat$ops == "attention_head"], rep(1, 4))
+  expect_identical(flat$units[flat$ops == "attention_slices"], 256)
+  expect_match(format(spec), "attention_slices, attention, attention_head x4", all = FALSE)
+  # The heads' scores grow with the square of the batch, its sequence.
+  high <- function(b) suppressWarnings(ag_training_memory(spec, b, quiet = TRUE))$host_high
+  expect_gt(high(2048) - high(1024), high(1024) - high(512))
+  # A sequence beyond those measured says so; the same batch without attention does not.
+  expect_warning(ag_training_memory(spec, 1024, quiet = TRUE),
+                 "attention sequence \\(the batch size\\) 1 024 \\(validated up to 768\\)",
+                 class = "agmem_warning_range")
+  expect_silent(ag_training_memory(ag_dense_stack(c(8, 16, 2)), 1024, quiet = TRUE))
+  wide <- ag_model_spec(fake_sequential(fake_linear(8, 512), attn_layer(512, 8)))
+  expect_warning(ag_training_memory(wide, 64, quiet = TRUE),
+                 "attention width 512 \\(validated up to 256\\)", class = "agmem_warning_range")
+  # Its attention dropout was not measured; eval mode turns it off.
+  dropped <- attn_layer(16, 4, dropout = 0.1)
+  expect_match(ag_model_spec(dropped)$uncovered[[1]], "attention dropout \\(0.1\\) is on")
+  dropped$training <- FALSE
+  expect_identical(ag_model_spec(dropped)$uncovered, character(0))
+  bad <- attn_layer(16, 4)
+  bad$n_heads <- 0
+  expect_agmem_error(ag_model_spec(bad), "`x`: layer 1 has no readable width")
 })
 
 test_that("batch norm, dropout and layer norm are read as one op of their width", {
@@ -145,7 +187,7 @@ test_that("batch norm, dropout and layer norm are read as one op of their width"
 })
 
 test_that("a last layer that is not covered leaves the loss uncovered too", {
-  emb <- fake_layer("ag_multihead_attention", list(w_q = fake_tensor(c(3, 3))), "attention")
+  emb <- fake_layer("ag_flash_attention", list(w_q = fake_tensor(c(3, 3))), "attention")
   spec <- ag_model_spec(fake_sequential(fake_linear(4, 3), emb))
   expect_identical(spec$output_width, NA_real_)
   expect_match(spec$uncovered[[2]], "^loss \"mse\": not modelled")
@@ -247,10 +289,18 @@ test_that("real ggmlR models read as their fakes do", {
   spec <- ag_model_spec(others)
   n <- sum(vapply(others$parameters(), function(p) length(p$data), numeric(1)))
   expect_identical(sum(vapply(spec$shapes, prod, numeric(1))), as.double(n))
-  expect_identical(spec$layers$type, c("embedding", "layer_norm",
-                                       "ag_multihead_attention", "batch_norm", "linear"))
-  expect_length(spec$uncovered, 1L)
-  expect_match(spec$uncovered, "ag_multihead_attention")
+  expect_identical(spec$layers$type, c("embedding", "layer_norm", "attention", "batch_norm",
+                                       "linear"))
+  expect_identical(spec$uncovered, character(0))
+  attn_real <- g$ag_multihead_attention(8L, 2L)
+  attn_fake <- fake_layer("ag_multihead_attention",
+                          list(W_q = fake_tensor(c(8, 8)), W_k = fake_tensor(c(8, 8)),
+                               W_v = fake_tensor(c(8, 8)), W_o = fake_tensor(c(8, 8)),
+                               b_o = fake_tensor(c(8, 1))))
+  attn_fake$n_heads <- 2L
+  attn_fake$dropout <- 0
+  expect_identical(ag_model_spec(g$ag_sequential(g$ag_linear(3L, 8L), attn_real)),
+                   ag_model_spec(fake_sequential(fake_linear(3, 8), attn_fake)))
   emb_real <- g$ag_sequential(g$ag_embedding(50L, 8L), g$ag_linear(8L, 3L))
   emb_fake <- fake_sequential(fake_layer("ag_embedding", list(weight = fake_tensor(c(8, 50)))),
                               fake_linear(8, 3))

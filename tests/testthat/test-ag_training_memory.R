@@ -9,11 +9,12 @@ n_mlp <- 784 * 512 + 512 + 512 * 10 + 10
 # The whole run's regime in R: the bytes live at R's collections from the live rules, R's trigger
 # grown as memory.c's AdjustHeapSize() grows it, one growth at a time, and the ceiling it puts
 # on the resident memory.
-# The batch an op's units are counted for: the batch, or 1 for a parameter table (kind "table"),
-# whose units are its scalars.
+# What an op's units are counted for: the batch, 1 for a parameter table (kind "table"), whose
+# units are its scalars, and the batch squared for an attention head (kind "pairs").
 per_sample <- function(op, batch) {
   ops <- agmem:::registry_names("ops")
-  if (ops$kind[ops$name == op] == "table") 1 else batch
+  batch <- as.double(batch)
+  switch(ops$kind[ops$name == op], table = 1, pairs = batch * batch, batch)
 }
 
 reference_whole_run <- function(spec, flat, batch, optimizer, device, fig, allocated, data) {
@@ -323,6 +324,12 @@ test_that("every figure equals the rule table evaluated in R; peaks are sums, mo
         spec$ops[[1]] <- c("embedding_table", "embedding")
         spec$layers$type[[1]] <- "embedding"
       }
+      # And a quarter have an attention of 1 to 4 heads after their last hidden layer.
+      if (g$device == "cpu" && length(widths) > 2L && stats::runif(1) < 1 / 4) {
+        h <- length(widths) - 2L
+        spec$ops[[h]] <- c(spec$ops[[h]], "attention_slices", "attention",
+                           rep("attention_head", sample(4L, 1L)))
+      }
       batches <- sort(sample.int(if (stats::runif(1) < 0.5) 4096L else .Machine$integer.max, 5L))
       steps <- sample(c(1, 3, 4, 100, 1e4), 1L)
       data <- if (stats::runif(1) < 0.5) 0 else round(stats::runif(1, 0, 1e9))
@@ -426,12 +433,12 @@ test_that("the report takes other units; format() returns its lines", {
 })
 
 test_that("the report names what is not modelled and what is source only", {
-  emb <- fake_layer("ag_multihead_attention", list(w_q = fake_tensor(c(8, 8))), "attention")
+  emb <- fake_layer("ag_flash_attention", list(w_q = fake_tensor(c(8, 8))), "attention")
   model <- fake_sequential(fake_linear(4, 8, "relu"), emb)
   expect_warning(lines <- capture.output(ag_training_memory(model)), "lower bound",
                  class = "agmem_warning_lower_bound")
   expect_true(any(grepl("Not modelled .*lower bound", lines)))
-  expect_true(any(grepl("layer 2 \\(ag_multihead_attention", lines)))
+  expect_true(any(grepl("layer 2 \\(ag_flash_attention", lines)))
   expect_true(any(grepl("loss \"mse\"", lines)))
   lines <- capture.output(ag_training_memory(mlp, device = "gpu", dtype = "bf16"))
   expect_true(any(grepl("\\[source only\\]$", lines)))

@@ -9,7 +9,8 @@ test_that("a layer is read by the reader of its type, or by none", {
   expect_identical(reader(fake_layer("ag_batch_norm"))$type, "batch_norm")
   expect_identical(reader(fake_layer("ag_embedding", list(weight = fake_tensor(c(4, 10)))))$type,
                    "embedding")
-  expect_null(reader(fake_layer("ag_multihead_attention")))
+  expect_identical(reader(fake_layer("ag_multihead_attention"))$type, "attention")
+  expect_null(reader(fake_layer("ag_flash_attention")))
   expect_identical(agmem:::layer_type(fake_linear(4, 2)), "linear")
   expect_identical(agmem:::layer_type(fake_dropout()), "dropout")
   expect_identical(agmem:::layer_type(fake_layer("ag_flash")), "ag_flash")
@@ -45,9 +46,9 @@ test_that("the linear reader gives the row, the ops and the tensors of the layer
 })
 
 test_that("ag_model_spec() dispatches through the table: a layer no reader takes is uncovered", {
-  emb <- fake_layer("ag_multihead_attention", list(w_q = fake_tensor(c(8, 8))))
+  emb <- fake_layer("ag_flash_attention", list(w_q = fake_tensor(c(8, 8))))
   spec <- ag_model_spec(fake_sequential(fake_linear(4, 8, "relu"), emb, fake_linear(8, 2)))
-  expect_identical(spec$layers$type, c("linear", "ag_multihead_attention", "linear"))
+  expect_identical(spec$layers$type, c("linear", "ag_flash_attention", "linear"))
   expect_length(spec$uncovered, 1L)
-  expect_match(spec$uncovered, "^layer 2 \\(ag_multihead_attention")
+  expect_match(spec$uncovered, "^layer 2 \\(ag_flash_attention")
 })

@@ -11,9 +11,11 @@ test_that("the registry holds the names of the C tables", {
   expect_identical(reg("places"), c("host", "device"))
   expect_identical(reg("losses"), c("mse", "cross_entropy", "softmax_cross_entropy"))
   expect_identical(reg("activations"), c("relu", "sigmoid", "tanh", "softmax"))
-  expect_identical(reg("layers"), c("linear", "batch_norm", "dropout", "layer_norm", "embedding"))
+  expect_identical(reg("layers"), c("linear", "batch_norm", "dropout", "layer_norm", "embedding",
+                                    "attention"))
   expect_identical(reg("device_places"), c(cpu = "host", gpu = "device"))
-  expect_setequal(reg("ops")$kind, c("data", "linear", "activation", "loss", "layer", "table"))
+  expect_setequal(reg("ops")$kind, c("data", "linear", "activation", "loss", "layer", "table",
+                                     "pairs"))
 })
 
 test_that("the exported functions' defaults show the registry's choices", {
@@ -40,9 +42,9 @@ test_that("every op has rules on the CPU, every rule names an op, and the regist
   ops <- reg("ops")$name
   expect_setequal(unique(rules$unit$op), ops)
   expect_setequal(unique(rules$unit$op[rules$unit$device == "cpu"]), ops)
-  # The layers of kind "layer" and "table" were measured on the CPU only; every other op is on
-  # every device.
-  layer_ops <- reg("ops")$name[reg("ops")$kind %in% c("layer", "table")]
+  # The layers of kind "layer", "table" and "pairs" were measured on the CPU only; every other op
+  # is on every device.
+  layer_ops <- reg("ops")$name[reg("ops")$kind %in% c("layer", "table", "pairs")]
   expect_setequal(unique(rules$unit$op[rules$unit$device == "gpu"]), setdiff(ops, layer_ops))
   expect_identical(names(reg("op_devices")), ops)
   expect_identical(reg("op_devices")[layer_ops],

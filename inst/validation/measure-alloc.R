@@ -1,0 +1,57 @@
+# measure-alloc.R: the bytes R allocates in one training step of a model, from Rprofmem().
+#
+#   Rscript inst/validation/measure-alloc.R --widths=128,256,10 --batch=64 --after=attention \
+#     --heads=4 --optimizer=adam --loss=softmax_cross_entropy
+#
+# Builds the model as measure-long.R does (harness.R's build_layers()), runs two steps of the
+# vignette's loop, then one more under Rprofmem(), and prints one line, "RESULT,...,alloc=<bytes>":
+# the sum of the sizes Rprofmem() reports for that step (every vector R allocates, small ones
+# by their page). The unit rules' `alloc_step` counts these bytes; fit-layers.R fits the
+# attention's from the difference of runs with and without it. Needs R built with memory
+# profiling (R_MEMORY_PROFILING, as Debian's R is); Linux.
+
+here <- local({
+  file_arg <- grep("^--file=", commandArgs(FALSE), value = TRUE)
+  if (length(file_arg)) dirname(normalizePath(sub("^--file=", "", file_arg[1L]))) else "."
+})
+source(file.path(here, "harness.R"))
+opt <- read_args(list(widths = "64,32,8", batch = "16", optimizer = "adam", activation = "relu",
+                      loss = "softmax_cross_entropy", after = "none", embed = "0", heads = "1",
+                      seed = "1"))
+widths <- as.integer(strsplit(opt$widths, ",", fixed = TRUE)[[1]])
+batch <- as.integer(opt$batch)
+after <- read_after(opt$after)
+embed <- as.integer(opt$embed)
+heads <- as.integer(opt$heads)
+suppressPackageStartupMessages(library(ggmlR))
+set.seed(as.integer(opt$seed))
+model <- ag_sequential(build_layers(widths, opt$activation, after, embed, heads))
+optimizer <- switch(opt$optimizer,
+                    adam = optimizer_adam(model$parameters(), lr = 1e-3),
+                    sgd = optimizer_sgd(model$parameters(), lr = 1e-2, momentum = 0.9),
+                    sgd_plain = optimizer_sgd(model$parameters(), lr = 1e-2))
+loss_fn <- switch(opt$loss, mse = ag_mse_loss, cross_entropy = ag_cross_entropy_loss,
+                  softmax_cross_entropy = ag_softmax_cross_entropy_loss)
+data <- make_matrices(widths, batch, opt$loss, embed)
+step <- function() {
+  xb <- ag_tensor(data$x)
+  with_grad_tape({
+    loss <- loss_fn(model$forward(xb), data$y)
+  })
+  grads <- backward(loss)
+  optimizer$step(grads)
+  optimizer$zero_grad()
+  invisible(NULL)
+}
+step()
+step()
+log <- tempfile()
+utils::Rprofmem(log, threshold = 0)
+step()
+utils::Rprofmem(NULL)
+lines <- readLines(log)
+sizes <- as.numeric(sub("^([0-9]+) ?:.*$", "\\1", grep("^[0-9]+ ?:", lines, value = TRUE)))
+pages <- sum(grepl("^new page", lines)) * 2000
+cat(sprintf("RESULT,widths=%s,batch=%d,optimizer=%s,after=%s,heads=%d,embed=%d,alloc=%.0f\n",
+            paste(widths, collapse = "-"), batch, opt$optimizer, opt$after, heads, embed,
+            sum(sizes) + pages))
