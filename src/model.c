@@ -293,9 +293,9 @@ static void read_run(SEXP run, agmem_model *m)
    table (possibly empty); optimizer, device and dtype, each one name of rules.c's name tables.
    Applies the parameter rules (m->fixed), checks every op's name, units and rule for the device,
    notes the power of the batch each op's units count for (op_count()) and where a unit rule of
-   an op that counts per sample makes a peak grow with the batch (m->grows), reads the device's gc figures
-   (m->has_gc: all four are in the table) and sums the live rules of the optimizer, per
-   parameter and per op. The units and rule indices are copied with R_alloc(), so m lives until
+   an op that counts per sample makes a peak grow with the batch (m->grows), reads the device's
+   gc figures (m->has_gc: all four are in the table) and sums the live rules of the optimizer,
+   per parameter and per op. The units and rule indices are copied with R_alloc(), so m lives until
    the .Call returns. Refuses malformed
    arguments, a dtype that does not apply to the device and a parameter figure that is not
    finite, with an R error naming the argument. */
@@ -390,12 +390,12 @@ void agmem_model_read(SEXP shapes, SEXP units, SEXP ops, SEXP optimizer, SEXP de
 
 /* The figures of model m (from agmem_model_read()) at batch size `batch` (a whole number >= 1):
    fills c with the cells (the parameter rules, then for every op in op order its count at the
-   batch (op_count()) times each of its unit rules in table order) and peak with the sums, in component order, of
-   the cells on the host and on the device; on a device with gc figures the host's peak is then
-   host_regime()'s, and regime gets its peak's parts (AGMEM_REGIME_*; all NA without gc
-   figures, but for the highest peak, which is then the host's peak). Returns AGMEM_MODEL_OK, or,
-   when a figure is not
-   finite, the code of the first such figure, with the op (0-based) or component in *fail.
+   batch (op_count()) times each of its unit rules in table order) and peak with the sums, in
+   component order, of the cells on the host and on the device; on a device with gc figures
+   the host's peak is then host_regime()'s, and regime gets its peak's parts (AGMEM_REGIME_*;
+   all NA without gc figures, but for the highest peak, which is then the host's peak).
+   Returns AGMEM_MODEL_OK, or, when a figure is not finite, the code of the first such figure,
+   with the op (0-based) or component in *fail.
    Plain C: no R API call, no allocation, no error. */
 int agmem_model_eval(const agmem_model *m, double batch, agmem_cells *c,
                      double peak[AGMEM_N_WHERE], double regime[AGMEM_N_REGIME],
@@ -464,8 +464,9 @@ int agmem_model_eval(const agmem_model *m, double batch, agmem_cells *c,
    a few steps), host_allocated, host_bound (the collector's ceiling, or the first trigger's
    headroom), host_trigger (R's settled trigger; NA in a few steps), host_high (the highest peak
    of the run, what the planners plan on; host_peak in a few steps or without gc figures), the
-   others NA on a device without gc figures, and host_run ("whole run", "few steps" or NA). Refuses what agmem_model_read()
-   refuses and any figure that is not finite, with an R error naming the argument. */
+   others NA on a device without gc figures, and host_run ("whole run", "few steps" or NA).
+   Refuses what agmem_model_read() refuses and any figure that is not finite, with an R error
+   naming the argument. */
 SEXP agmem_training_memory(SEXP shapes, SEXP units, SEXP ops, SEXP batch_size, SEXP optimizer,
                            SEXP device, SEXP dtype, SEXP run)
 {

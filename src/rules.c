@@ -53,12 +53,12 @@ const char *const agmem_op_kind_names[AGMEM_N_OP_KINDS] = {"data", "linear", "ac
    product and the bias of an ag_linear()), "activation" (an activation an ag_linear() applies,
    R/autograd.R:1696-1701), "loss" (a loss, named "loss_" and the loss's name as agmem's
    functions take it), "layer" (a layer that is one op, named as its layer type, its units
-   the layer's width) and "table" (a layer's parameter table: its units are the table's
+   the layer's width), "table" (a layer's parameter table: its units are the table's
    scalars, counted once, not per sample; its rules are what a scalar of it costs over the
    parameter rules) and "pairs" (an op on every pair of samples: its units count per batch
-   squared, as an attention head's scores over a sequence that is the batch). Every op has rules for device "cpu"; an op without rules for a device is
-   not modelled there, and R/ag_model_spec.R's spec_on_device() says so
-   (tests/testthat/test-registry.R). */
+   squared, as an attention head's scores over a sequence that is the batch). Every op has
+   rules for device "cpu"; an op without rules for a device is not modelled there, and
+   R/ag_model_spec.R's spec_on_device() says so (tests/testthat/test-registry.R). */
 const agmem_op agmem_ops[] = {
     {"input", AGMEM_OP_DATA},
     {"matmul", AGMEM_OP_LINEAR},
@@ -298,7 +298,8 @@ const agmem_unit_rule agmem_unit_rules[] = {
     {"batch_norm", CPU, AGMEM_ACTIVATIONS, HOST, 144.08, MEASURED,
      "issue #16 measurement (layers' fit grid, fit-layers.R): per unit and sample of "
      "ag_batch_norm() in training mode, the three-step peak once R collects; allocated per "
-     "step, from the three-step peaks before R collects: in the forward x - mu, its square, the mu and std matrices, x_hat "
+     "step, from the three-step peaks before R collects: in the forward x - mu, its square, "
+     "the mu and std matrices, x_hat "
      "(R/ag_layers.R:290-312), which the backward closure's frame keeps, gamma's and beta's "
      "broadcast copies with their product and sum (R/ag_layers.R:207-251); in the backward "
      "its own and their gradients (R/ag_layers.R:330-334)", 148.37},
@@ -310,7 +311,8 @@ const agmem_unit_rule agmem_unit_rules[] = {
      "gradient's copy of the mask (R/autograd.R:537-580)", 52.75},
     {"layer_norm", CPU, AGMEM_ACTIVATIONS, HOST, 10.35, MEASURED,
      "issue #16 measurement (layers' fit grid, fit-layers.R): per unit and sample of "
-     "ag_layer_norm(), the three-step peak once R collects; allocated per step: the centred input (twice), its square, x_hat, the affine "
+     "ag_layer_norm(), the three-step peak once R collects; allocated per step: the centred "
+     "input (twice), its square, x_hat, the affine "
      "output (R/ag_layers.R:430-437), and in the backward g, its product with x_hat and dx "
      "(R/ag_layers.R:467-471)", 87.18},
     {"embedding", CPU, AGMEM_ACTIVATIONS, HOST, 40.86, MEASURED,

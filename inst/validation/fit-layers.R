@@ -34,7 +34,9 @@ here <- local({
 args <- commandArgs(trailingOnly = TRUE)
 long_csv <- if (length(args)) args[[1L]] else file.path(here, "measurements-layers-fit.csv")
 three_csv <- if (length(args) > 1L) args[[2L]] else file.path(here, "measurements-layers-three.csv")
-gpu_csv <- if (length(args) > 2L) args[[3L]] else file.path(here, "measurements-layers-three-gpu.csv")
+gpu_csv <- if (length(args) > 2L) args[[3L]] else {
+  file.path(here, "measurements-layers-three-gpu.csv")
+}
 if (!requireNamespace("agmem", quietly = TRUE) || !requireNamespace("ggmlR", quietly = TRUE)) {
   stop("fit-layers.R needs agmem and ggmlR installed", call. = FALSE)
 }
@@ -261,7 +263,8 @@ a_table <- rbind(
   alloc_step = vapply(a_ops, function(o) unit$alloc_step[unit$op == o], 0),
   three_bytes = vapply(a_ops, function(o) unit$bytes[unit$op == o], 0)
 )
-cat(if (any(abs(a_table - round(afit, 2)) > 0.0051)) "the attention's rows differ from src/rules.c\n" else
+a_differs <- any(abs(a_table - round(afit, 2)) > 0.0051)
+cat(if (a_differs) "the attention's rows differ from src/rules.c\n" else
   "src/rules.c holds the attention's figures\n")
 
 lt <- function(opt) live[live$op %in% "embedding_table" & live$optimizer == opt, ]

@@ -175,11 +175,12 @@ n_full <- sum(level == 2L)
 if (identical(opt$gcinfo, "true")) writeLines(gc_lines, stderr())
 
 # 5. the end: the R heap's largest use and its trigger
+# The parameters: the dense stack's, gamma and beta of each norm, the embedding's table and
+# each attention's W_q, W_k, W_v, W_o and b_o.
+hidden <- as.double(widths[-c(1L, length(widths))])
 params <- sum(as.double(widths[-length(widths)]) * widths[-1L] + widths[-1L]) +
-  2 * sum(after %in% c("batch_norm", "layer_norm")) * sum(as.double(widths[-c(1L, length(widths))])) +
-  as.double(embed) * widths[1L] +
-  ("attention" %in% after) * sum(4 * as.double(widths[-c(1L, length(widths))])^2 +
-                                   as.double(widths[-c(1L, length(widths))]))
+  2 * sum(after %in% c("batch_norm", "layer_norm")) * sum(hidden) +
+  as.double(embed) * widths[1L] + ("attention" %in% after) * sum(4 * hidden^2 + hidden)
 peak_fields <- paste(sprintf("%s=%.0f", names(peaks), peaks), collapse = ",")
 cat(sprintf(paste0("RESULT,widths=%s,batch=%d,optimizer=%s,activation=%s,loss=%s,device=cpu,",
                    "variant=%s,steps=%d,params=%.0f,baseline=%.0f,peak=%.0f,%s,heap0=%.0f,",

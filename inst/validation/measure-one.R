@@ -121,14 +121,16 @@ elapsed <- proc.time()[["elapsed"]] - t0
 # 6. the peak
 hwm <- proc_kb("VmHWM")
 rss_end <- proc_kb("VmRSS")
+# The parameters: the dense stack's, gamma and beta of each norm, the embedding's table and
+# each attention's W_q, W_k, W_v, W_o and b_o.
+hidden <- as.double(widths[-c(1L, length(widths))])
 params <- sum(as.double(widths[-length(widths)]) * widths[-1L] + widths[-1L]) +
-  2 * sum(after %in% c("batch_norm", "layer_norm")) * sum(as.double(widths[-c(1L, length(widths))])) +
-  as.double(embed) * widths[1L] +
-  ("attention" %in% after) * sum(4 * as.double(widths[-c(1L, length(widths))])^2 +
-                                   as.double(widths[-c(1L, length(widths))]))
+  2 * sum(after %in% c("batch_norm", "layer_norm")) * sum(hidden) +
+  as.double(embed) * widths[1L] + ("attention" %in% after) * sum(4 * hidden^2 + hidden)
 cat(sprintf(paste0("RESULT,widths=%s,batch=%d,optimizer=%s,activation=%s,loss=%s,device=%s,",
                    "params=%.0f,baseline=%.0f,hwm=%.0f,peak=%.0f,rss_end=%.0f,",
-                   "pass_pool=%.0f,persistent_pool=%.0f,reset_ok=%s,seconds=%.2f,after=%s,embed=%d,heads=%d\n"),
+                   "pass_pool=%.0f,persistent_pool=%.0f,reset_ok=%s,seconds=%.2f,after=%s,",
+                   "embed=%d,heads=%d\n"),
             paste(widths, collapse = "-"), batch, opt$optimizer, opt$activation, opt$loss,
             opt$device, params, baseline, hwm, hwm - baseline, rss_end,
             pools[["pass"]], pools[["persistent"]], reset_ok, elapsed,

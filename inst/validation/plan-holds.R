@@ -98,8 +98,8 @@ if (markdown) {
       "planned batch | real peak (MiB) | share of the budget |\n",
       "|---|---|---|---|---|---:|---:|---:|---:|\n", sep = "")
   cat(sprintf("| %s | %s | %s | %s | %s | %s | %d | %.1f | %.0f%% |\n", gsub("-", " ", r$model),
-              gsub("+", ", ", r$after, fixed = TRUE), r$optimizer, r$activation, r$loss, r$budget, as.integer(r$batch), r$peak / 2^20,
-              100 * r$used), sep = "")
+              gsub("+", ", ", r$after, fixed = TRUE), r$optimizer, r$activation, r$loss,
+              r$budget, as.integer(r$batch), r$peak / 2^20, 100 * r$used), sep = "")
 } else {
   print(transform(r, peak = round(peak / 2^20, 1), used = round(used, 3)), row.names = FALSE)
 }
