@@ -30,9 +30,10 @@
 #' [ag_training_memory()] and the planners list them as not modelled. A
 #' dropout of rate 0 or in eval mode returns its input and costs nothing.
 #'
-#' **Not covered.** Any other layer (`ag_flash_attention()`,
-#' `ag_checkpoint()`, a layer of your own, ...), a batch norm in eval
-#' mode, a dropout after a layer agmem cannot read, or an `ag_linear()` with an
+#' **Not covered.** Any other layer (a module of your own, whose `forward()`
+#' may call `ag_flash_attention()` or `ag_checkpoint()`, ...; agmem says how
+#' to describe it by its layers), an attention with its dropout on, a batch
+#' norm in eval mode, a dropout after a layer agmem cannot read, or an `ag_linear()` with an
 #' activation agmem does not model: its parameters are counted (from its
 #' `parameters()` method, or else from the `ag_param` tensors among its
 #' fields), but its activation memory is not, and it is listed in `uncovered`
