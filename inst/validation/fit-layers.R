@@ -44,29 +44,40 @@ source(file.path(here, "harness.R"))
 rules <- agmem:::training_rules()
 live <- rules$live[rules$live$device == "cpu", ]
 per_param <- function(opt, col) live[[col]][is.na(live$op) & live$optimizer == opt]
-param_alloc <- function(opt, device = "cpu") {
+# The parameter rules' host figure `col` (bytes or alloc_step) per parameter for an optimizer.
+param_host <- function(opt, col, device = "cpu") {
   p <- rules$param[rules$param$device == device & rules$param$where == "host" &
                      rules$param$dtype %in% c("any", "f32") &
                      rules$param$optimizer %in% c("any", opt), ]
-  sum(p$alloc_step)
+  sum(p[[col]])
 }
+param_alloc <- function(opt) param_host(opt, "alloc_step")
 gc_fig <- function(name, device = "cpu") {
   rules$gc$value[rules$gc$device == device & rules$gc$figure == name]
 }
 layers <- c("batch_norm", "dropout", "layer_norm")
 
-# The runs of a csv as pairs: each row of a layer with the row of its stack without it, `units`
-# the layer's units and samples, `dparams` the parameters it adds.
-pairs <- function(path) {
+# The runs of a csv as pairs: `p`, the runs `is_run()` picks, and `b`, for each, the run
+# `is_base()` picks of the same widths, batch and optimizer; with `dparams`, the parameters a run
+# adds, and `hidden`, its widths without the first and the last.
+paired <- function(path, is_base, is_run) {
   m <- utils::read.csv(path, stringsAsFactors = FALSE)
-  m$key <- paste(m$widths, m$batch, m$optimizer, m$activation, m$loss)
-  base <- m[m$after == "none", ]
-  p <- m[m$after %in% layers, ]
+  m$key <- paste(m$widths, m$batch, m$optimizer)
+  base <- m[is_base(m), ]
+  p <- m[is_run(m), ]
   b <- base[match(p$key, base$key), ]
-  w <- lapply(strsplit(p$widths, "-", fixed = TRUE), as.numeric)
-  p$units <- vapply(w, function(x) sum(x[-c(1L, length(x))]), 0) * p$batch
+  p$hidden <- lapply(strsplit(p$widths, "-", fixed = TRUE), function(x) {
+    x <- as.numeric(x)
+    x[-c(1L, length(x))]
+  })
   p$dparams <- p$params - b$params
   list(p = p, b = b)
+}
+# The pairs of a layer after each hidden layer, `units` the layer's units and samples.
+pairs <- function(path) {
+  got <- paired(path, function(m) m$after == "none", function(m) m$after %in% layers)
+  got$p$units <- vapply(got$p$hidden, sum, 0) * got$p$batch
+  got
 }
 # The least-squares slope through the origin of y on units, for each layer (NA without data).
 slope <- function(p, y, keep = rep(TRUE, length(y))) {
@@ -130,15 +141,11 @@ print(round(fit, 2))
 # sample. The 100-step runs are too small for most of them to collect in full, so the live bytes
 # take the step's largest; the three-step figures have no optimizer (the unit rules have none).
 embed_pairs <- function(path) {
-  m <- utils::read.csv(path, stringsAsFactors = FALSE)
-  m$key <- paste(m$widths, m$batch, m$optimizer)
-  base <- m[m$embed == 0, ]
-  p <- m[m$embed > 0, ]
-  b <- base[match(p$key, base$key), ]
-  p$d <- as.numeric(sub("-.*", "", p$widths))
-  p$table <- p$embed * p$d
-  p$look <- p$d * p$batch
-  list(p = p, b = b)
+  got <- paired(path, function(m) m$embed == 0, function(m) m$embed > 0)
+  d <- as.numeric(sub("-.*", "", got$p$widths))
+  got$p$table <- got$p$embed * d
+  got$p$look <- d * got$p$batch
+  got
 }
 # The table's figure for each optimizer and the lookup's, by least squares on y.
 embed_fit <- function(p, y, keep = rep(TRUE, nrow(p))) {
@@ -172,12 +179,7 @@ alloc_e <- (e3$peak - e3b$peak) / (gc_fig("alloc_scale") * gc_fig("steps")) -
 # The three-step peak once R collects, with the parameter rules' and the dense input's shares
 # taken off as above.
 adjust_three <- function(p, b) {
-  param_bytes <- function(opt) {
-    r <- rules$param[rules$param$device == "cpu" & rules$param$where == "host" &
-                       rules$param$optimizer %in% c("any", opt), ]
-    sum(r$bytes)
-  }
-  (p$peak - b$peak) - p$table * vapply(p$optimizer, param_bytes, 0) +
+  (p$peak - b$peak) - p$table * vapply(p$optimizer, param_host, 0, col = "bytes") +
     (p$look - p$batch) * unit_in$bytes
 }
 under_e <- e3$peak < 0.8 * headroom & e3b$peak < 0.8 * headroom
@@ -205,17 +207,12 @@ print(round(efit3, 2))
 # once a step whatever the batch): the head counts and batches separate them, fitted by least
 # squares through the origin.
 attn_pairs <- function(path) {
-  m <- utils::read.csv(path, stringsAsFactors = FALSE)
-  m$key <- paste(m$widths, m$batch, m$optimizer)
-  base <- m[m$after == "none", ]
-  p <- m[m$after == "attention", ]
-  b <- base[match(p$key, base$key), ]
-  w <- lapply(strsplit(p$widths, "-", fixed = TRUE), as.numeric)
-  p$lin <- vapply(w, function(x) sum(x[-c(1L, length(x))]), 0) * p$batch
-  p$pairs <- p$heads * p$batch^2 * vapply(w, function(x) length(x) - 2, 0)
-  p$square <- vapply(w, function(x) sum(x[-c(1L, length(x))]^2), 0)
-  p$dparams <- p$params - b$params
-  list(p = p, b = b)
+  got <- paired(path, function(m) m$after == "none", function(m) m$after == "attention")
+  h <- got$p$hidden
+  got$p$lin <- vapply(h, sum, 0) * got$p$batch
+  got$p$pairs <- got$p$heads * got$p$batch^2 * lengths(h)
+  got$p$square <- vapply(h, function(x) sum(x^2), 0)
+  got
 }
 attn_fit <- function(p, y, keep = rep(TRUE, nrow(p))) {
   d <- data.frame(y = y, lin = p$lin, pairs = p$pairs, square = p$square)[keep, ]
@@ -240,11 +237,8 @@ at <- attn_pairs(file.path(here, "measurements-attention-three.csv"))
 a3 <- at$p
 a3_over <- a3$peak > headroom
 three_rest <- vapply(seq_len(nrow(a3)), function(i) {
-  widths <- as.numeric(strsplit(a3$widths[i], "-", fixed = TRUE)[[1]])
-  model <- ggmlR::ag_sequential(build_layers(widths, a3$activation[i], "attention", 0,
-                                             a3$heads[i]))
-  mem <- agmem::ag_training_memory(agmem::ag_model_spec(model, a3$loss[i]), a3$batch[i],
-                                   a3$optimizer[i], quiet = TRUE, steps = 3)
+  spec <- run_spec(a3$widths[i], a3$activation[i], a3$loss[i], "attention", 0, a3$heads[i])
+  mem <- agmem::ag_training_memory(spec, a3$batch[i], a3$optimizer[i], quiet = TRUE, steps = 3)
   mem$host_regime$collected - a3$lin[i] * unit$bytes[unit$op == "attention"] -
     a3$pairs[i] * unit$bytes[unit$op == "attention_head"] -
     a3$square[i] * unit$bytes[unit$op == "attention_slices"]

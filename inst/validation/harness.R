@@ -1,4 +1,5 @@
-# harness.R: what the measuring scripts (measure-one.R, measure-long.R) share; each sources it.
+# harness.R: what the validation scripts share (measure-one.R, measure-long.R, measure-alloc.R,
+# validate.R, validate-long.R, plan-holds.R, fit-layers.R); each sources it.
 
 # The script's arguments, --name=value, over the defaults in the list `opt` (strings); stops on
 # an argument it does not know.
@@ -69,4 +70,71 @@ read_after <- function(after) {
   a <- if (identical(after, "none")) character(0) else strsplit(after, "+", fixed = TRUE)[[1]]
   stopifnot(all(a %in% c("batch_norm", "dropout", "layer_norm", "attention")))
   a
+}
+
+# The parameters of the model build_layers() makes: the dense stack's, gamma and beta of each
+# norm, the embedding's table and each attention's W_q, W_k, W_v, W_o and b_o.
+count_params <- function(widths, after = character(0), embed = 0L) {
+  hidden <- as.double(widths[-c(1L, length(widths))])
+  sum(as.double(widths[-length(widths)]) * widths[-1L] + widths[-1L]) +
+    2 * sum(after %in% c("batch_norm", "layer_norm")) * sum(hidden) +
+    as.double(embed) * widths[1L] + ("attention" %in% after) * sum(4 * hidden^2 + hidden)
+}
+
+# The widths of the tiny model a measuring script warms ggmlR up on, of the same depth: hidden
+# width 3, or two per head with attention after it.
+warm_widths <- function(widths, after = character(0), heads = 1L) {
+  hidden <- if ("attention" %in% after) 2L * heads else 3L
+  c(4L, rep(hidden, max(0L, length(widths) - 2L)), 2L)
+}
+
+# The agmem spec of a measured run's model, from the widths as "-"-joined text: its dense stack,
+# or, with layers after the hidden ones or an embedding first, the ggmlR model the measuring
+# scripts trained (build_layers()), read by ag_model_spec() (ggmlR must be installed). `after` is
+# as --after takes it ("none", or names joined by "+").
+run_spec <- function(widths, activation, loss, after = "none", embed = 0, heads = 1) {
+  w <- as.numeric(strsplit(widths, "-", fixed = TRUE)[[1]])
+  if (after == "none" && embed == 0) {
+    return(agmem::ag_dense_stack(w, activation, loss))
+  }
+  model <- ggmlR::ag_sequential(build_layers(w, activation, read_after(after), embed, heads))
+  agmem::ag_model_spec(model, loss)
+}
+
+# A run's model as the validation tables show it: its widths, then the layers after each hidden
+# one (an attention with its heads), and an embedding first with its vocabulary.
+run_label <- function(widths, after = "none", embed = 0, heads = 1) {
+  after <- sub("attention", paste0("attention(", heads, ")"), after, fixed = TRUE)
+  label <- if (after == "none") widths else paste0(widths, " +", after)
+  if (embed > 0) paste0("embedding(", embed, ") ", label) else label
+}
+
+# The bytes of a data set of `samples` samples for a model of `widths` ("-"-joined text) held in
+# R: the input (one integer token index a sample with an embedding, else doubles) and the target.
+data_bytes <- function(widths, samples, embed = 0) {
+  w <- as.numeric(strsplit(widths, "-", fixed = TRUE)[[1]])
+  input <- if (embed > 0) 4 else w[1L] * 8
+  (input + w[length(w)] * 8) * samples
+}
+
+# Column `name` of a measurements table `m` at row i, or `default` when the table has no such
+# column (measured before it existed) or the value is NA.
+field_of <- function(m, name, i, default) {
+  v <- m[[name]]
+  if (is.null(v) || is.na(v[i])) default else v[i]
+}
+
+# ggmlR's optimizer `name` over the ag_param tensors `params`, as the measuring scripts train:
+# "adam" (lr 1e-3), "sgd" (momentum 0.9, lr 1e-2) and "sgd_plain" (no momentum).
+new_optimizer <- function(params, name) {
+  switch(name,
+         adam = ggmlR::optimizer_adam(params, lr = 1e-3),
+         sgd = ggmlR::optimizer_sgd(params, lr = 1e-2, momentum = 0.9),
+         sgd_plain = ggmlR::optimizer_sgd(params, lr = 1e-2))
+}
+
+# ggmlR's loss function of a loss's name.
+loss_function <- function(name) {
+  switch(name, mse = ggmlR::ag_mse_loss, cross_entropy = ggmlR::ag_cross_entropy_loss,
+         softmax_cross_entropy = ggmlR::ag_softmax_cross_entropy_loss)
 }

@@ -26,12 +26,8 @@ heads <- as.integer(opt$heads)
 suppressPackageStartupMessages(library(ggmlR))
 set.seed(as.integer(opt$seed))
 model <- ag_sequential(build_layers(widths, opt$activation, after, embed, heads))
-optimizer <- switch(opt$optimizer,
-                    adam = optimizer_adam(model$parameters(), lr = 1e-3),
-                    sgd = optimizer_sgd(model$parameters(), lr = 1e-2, momentum = 0.9),
-                    sgd_plain = optimizer_sgd(model$parameters(), lr = 1e-2))
-loss_fn <- switch(opt$loss, mse = ag_mse_loss, cross_entropy = ag_cross_entropy_loss,
-                  softmax_cross_entropy = ag_softmax_cross_entropy_loss)
+optimizer <- new_optimizer(model$parameters(), opt$optimizer)
+loss_fn <- loss_function(opt$loss)
 data <- make_matrices(widths, batch, opt$loss, embed)
 step <- function() {
   xb <- ag_tensor(data$x)

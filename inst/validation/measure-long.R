@@ -56,14 +56,8 @@ suppressPackageStartupMessages(library(ggmlR))
 build <- function(widths, activation) {
   ag_sequential(build_layers(widths, activation, after, embed, heads))
 }
-make_optimizer <- function(model, name) {
-  switch(name,
-         adam = optimizer_adam(model$parameters(), lr = 1e-3),
-         sgd = optimizer_sgd(model$parameters(), lr = 1e-2, momentum = 0.9),
-         sgd_plain = optimizer_sgd(model$parameters(), lr = 1e-2))
-}
-loss_fn <- switch(opt$loss, mse = ag_mse_loss, cross_entropy = ag_cross_entropy_loss,
-                  softmax_cross_entropy = ag_softmax_cross_entropy_loss)
+make_optimizer <- function(model, name) new_optimizer(model$parameters(), name)
+loss_fn <- loss_function(opt$loss)
 checkpoints <- c(3L, 20L, 100L, 300L, 1000L)
 # The vignette's loop, `steps` steps over x and y in mini-batches of `batch`; calls at(s) after
 # each step s.
@@ -99,9 +93,7 @@ train <- function(model, optimizer, x, y, batch, steps, at = function(s) NULL) {
 
 # 1. warm-up on a tiny model of the same kind
 set.seed(as.integer(opt$seed))
-# The tiny model's hidden width: 3, or two per head with attention after it.
-warm_hidden <- if ("attention" %in% after) 2L * heads else 3L
-warm_w <- c(4L, rep(warm_hidden, max(0L, length(widths) - 2L)), 2L)
+warm_w <- warm_widths(widths, after, heads)
 warm <- build(warm_w, opt$activation)
 warm_data <- make_matrices(warm_w, 8L, opt$loss, embed)
 train(warm, make_optimizer(warm, opt$optimizer), warm_data$x, warm_data$y, 2L, 3L)
@@ -175,12 +167,7 @@ n_full <- sum(level == 2L)
 if (identical(opt$gcinfo, "true")) writeLines(gc_lines, stderr())
 
 # 5. the end: the R heap's largest use and its trigger
-# The parameters: the dense stack's, gamma and beta of each norm, the embedding's table and
-# each attention's W_q, W_k, W_v, W_o and b_o.
-hidden <- as.double(widths[-c(1L, length(widths))])
-params <- sum(as.double(widths[-length(widths)]) * widths[-1L] + widths[-1L]) +
-  2 * sum(after %in% c("batch_norm", "layer_norm")) * sum(hidden) +
-  as.double(embed) * widths[1L] + ("attention" %in% after) * sum(4 * hidden^2 + hidden)
+params <- count_params(widths, after, embed)
 peak_fields <- paste(sprintf("%s=%.0f", names(peaks), peaks), collapse = ",")
 cat(sprintf(paste0("RESULT,widths=%s,batch=%d,optimizer=%s,activation=%s,loss=%s,device=cpu,",
                    "variant=%s,steps=%d,params=%.0f,baseline=%.0f,peak=%.0f,%s,heap0=%.0f,",

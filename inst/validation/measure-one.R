@@ -52,13 +52,9 @@ make_optimizer <- function(layers, name) {
   params <- unlist(lapply(layers, function(l) {
     if (is.function(l$parameters)) unname(l$parameters()) else l$params()
   }), recursive = FALSE)
-  switch(name,
-         adam = optimizer_adam(params, lr = 1e-3),
-         sgd = optimizer_sgd(params, lr = 1e-2, momentum = 0.9),
-         sgd_plain = optimizer_sgd(params, lr = 1e-2))
+  new_optimizer(params, name)
 }
-loss_fn <- switch(opt$loss, mse = ag_mse_loss, cross_entropy = ag_cross_entropy_loss,
-                  softmax_cross_entropy = ag_softmax_cross_entropy_loss)
+loss_fn <- loss_function(opt$loss)
 make_data <- function(widths, batch, loss) {
   d <- make_matrices(widths, batch, loss, embed)
   list(x = ag_tensor(d$x), y = ag_tensor(d$y))
@@ -85,9 +81,7 @@ train <- function(layers, optimizer, data_x, data_y, steps, read_pools = FALSE) 
 
 # 1. warm-up on a tiny model of the same kind
 set.seed(as.integer(opt$seed))
-# The tiny model's hidden width: 3, or two per head with attention after it.
-warm_hidden <- if ("attention" %in% after) 2L * heads else 3L
-warm_w <- c(4L, rep(warm_hidden, max(0L, length(widths) - 2L)), 2L)
+warm_w <- warm_widths(widths, after, heads)
 warm <- build(warm_w, opt$activation)
 warm_data <- make_data(warm_w, 2L, opt$loss)
 train(warm, make_optimizer(warm, opt$optimizer), warm_data$x, warm_data$y, 3L)
@@ -121,12 +115,7 @@ elapsed <- proc.time()[["elapsed"]] - t0
 # 6. the peak
 hwm <- proc_kb("VmHWM")
 rss_end <- proc_kb("VmRSS")
-# The parameters: the dense stack's, gamma and beta of each norm, the embedding's table and
-# each attention's W_q, W_k, W_v, W_o and b_o.
-hidden <- as.double(widths[-c(1L, length(widths))])
-params <- sum(as.double(widths[-length(widths)]) * widths[-1L] + widths[-1L]) +
-  2 * sum(after %in% c("batch_norm", "layer_norm")) * sum(hidden) +
-  as.double(embed) * widths[1L] + ("attention" %in% after) * sum(4 * hidden^2 + hidden)
+params <- count_params(widths, after, embed)
 cat(sprintf(paste0("RESULT,widths=%s,batch=%d,optimizer=%s,activation=%s,loss=%s,device=%s,",
                    "params=%.0f,baseline=%.0f,hwm=%.0f,peak=%.0f,rss_end=%.0f,",
                    "pass_pool=%.0f,persistent_pool=%.0f,reset_ok=%s,seconds=%.2f,after=%s,",

@@ -58,15 +58,8 @@ if ("--layers" %in% args) {
 
 rows <- lapply(seq_len(nrow(plans)), function(i) {
   p <- plans[i, ]
-  w <- as.numeric(strsplit(p$widths, "-", fixed = TRUE)[[1]])
-  spec <- if (p$after == "none" && p$embed == 0) {
-    agmem::ag_dense_stack(w, p$activation, p$loss)
-  } else {
-    layers <- build_layers(w, p$activation, read_after(p$after), p$embed, p$heads)
-    agmem::ag_model_spec(ggmlR::ag_sequential(layers), p$loss)
-  }
-  # The data set: input (one integer index a sample with an embedding) and target.
-  data_size <- (if (p$embed > 0) 4 else w[1L] * 8) * samples + w[length(w)] * samples * 8
+  spec <- run_spec(p$widths, p$activation, p$loss, p$after, p$embed, p$heads)
+  data_size <- data_bytes(p$widths, samples, p$embed)
   b <- suppressWarnings(agmem::ag_max_batch_size(spec, p$budget, p$optimizer, margin = margin,
                                                  data_size = data_size))
   out <- suppressWarnings(system2(
@@ -90,9 +83,8 @@ rows <- lapply(seq_len(nrow(plans)), function(i) {
 })
 r <- do.call(rbind, rows)
 r$model <- ifelse(r$embed > 0, paste0("embedding(", r$embed, ") ", r$widths), r$widths)
-r$after <- mapply(function(a, h) {
-  if (h > 1) sub("attention", paste0("attention(", h, ")"), a, fixed = TRUE) else a
-}, r$after, r$heads, USE.NAMES = FALSE)
+r$after <- mapply(function(a, h) sub("attention", paste0("attention(", h, ")"), a, fixed = TRUE),
+                  r$after, r$heads, USE.NAMES = FALSE)
 if (markdown) {
   cat("| model (widths) | after each hidden layer | optimizer | activation | loss | budget | ",
       "planned batch | real peak (MiB) | share of the budget |\n",

@@ -106,30 +106,13 @@ if (!requireNamespace("agmem", quietly = TRUE)) {
   stop("validate-long.R needs agmem installed", call. = FALSE)
 }
 mib <- 2^20
-# The data set the loop holds in R: four mini-batches of the input and the target, as doubles;
-# with an embedding, the input is one integer token index per sample.
-data_bytes <- function(widths, batch, embed = 0) {
-  w <- as.numeric(strsplit(widths, "-", fixed = TRUE)[[1]])
-  input <- if (embed > 0) 4 else w[1L] * 8
-  (input + w[length(w)] * 8) * 4 * batch
-}
-# A run's model: its dense stack, or, with layers after the hidden ones (the layers' grids), the
-# ggmlR model measure-long.R trained, read by ag_model_spec() (ggmlR must be installed).
-after_of <- function(i) if (is.null(m$after) || is.na(m$after[i])) "none" else m$after[i]
-embed_of <- function(i) if (is.null(m$embed) || is.na(m$embed[i])) 0 else m$embed[i]
-heads_of <- function(i) if (is.null(m$heads) || is.na(m$heads[i])) 1 else m$heads[i]
 pred <- vapply(seq_len(nrow(m)), function(i) {
-  widths <- as.numeric(strsplit(m$widths[i], "-", fixed = TRUE)[[1]])
-  spec <- if (after_of(i) == "none" && embed_of(i) == 0) {
-    agmem::ag_dense_stack(widths, m$activation[i], m$loss[i])
-  } else {
-    model <- ggmlR::ag_sequential(build_layers(widths, m$activation[i], read_after(after_of(i)),
-                                               embed_of(i), heads_of(i)))
-    agmem::ag_model_spec(model, m$loss[i])
-  }
+  spec <- run_spec(m$widths[i], m$activation[i], m$loss[i], field_of(m, "after", i, "none"),
+                   field_of(m, "embed", i, 0), field_of(m, "heads", i, 1))
   mem <- suppressWarnings(agmem::ag_training_memory(
     spec, m$batch[i], m$optimizer[i], quiet = TRUE, steps = m$steps[i],
-    data_size = data_bytes(m$widths[i], m$batch[i], embed_of(i))
+    # The data set the loop holds in R: four mini-batches.
+    data_size = data_bytes(m$widths[i], 4 * m$batch[i], field_of(m, "embed", i, 0))
   ))
   c(mem$host_peak, mem$host_high)
 }, numeric(2))
@@ -140,11 +123,9 @@ m$ratio <- m$agmem / m$measured
 m$within <- abs(m$agmem - m$measured) <= pmax(0.15 * m$measured, 8e6)
 m$under15 <- m$agmem < 0.85 * m$measured
 
-# The model as the tables show it: its widths, then the layers after each hidden one.
 m$label <- vapply(seq_len(nrow(m)), function(i) {
-  after <- sub("attention", paste0("attention(", heads_of(i), ")"), after_of(i), fixed = TRUE)
-  label <- if (after == "none") m$widths[i] else paste0(m$widths[i], " +", after)
-  if (embed_of(i) > 0) paste0("embedding(", embed_of(i), ") ", label) else label
+  run_label(m$widths[i], field_of(m, "after", i, "none"), field_of(m, "embed", i, 0),
+            field_of(m, "heads", i, 1))
 }, "")
 fmt_mb <- function(x) ifelse(is.finite(x), sprintf("%8.1f", x / mib), "       -")
 if (identical(opt$markdown, "true")) {

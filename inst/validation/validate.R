@@ -108,20 +108,9 @@ if (!requireNamespace("agmem", quietly = TRUE)) {
 }
 have_ggmlr <- requireNamespace("ggmlR", quietly = TRUE)
 mib <- 2^20
-# A run's model: its dense stack, or, with layers after the hidden ones (the layers' grids), the
-# ggmlR model measure-one.R trained, read by ag_model_spec() (ggmlR must be installed).
-after_of <- function(i) if (is.null(m$after) || is.na(m$after[i])) "none" else m$after[i]
 pred <- lapply(seq_len(nrow(m)), function(i) {
-  widths <- as.numeric(strsplit(m$widths[i], "-", fixed = TRUE)[[1]])
-  spec <- if (after_of(i) == "none") {
-    agmem::ag_dense_stack(widths, m$activation[i], m$loss[i])
-  } else {
-    heads <- if (is.null(m$heads) || is.na(m$heads[i])) 1 else m$heads[i]
-    embed <- if (is.null(m$embed) || is.na(m$embed[i])) 0 else m$embed[i]
-    model <- ggmlR::ag_sequential(build_layers(widths, m$activation[i], read_after(after_of(i)),
-                                               embed, heads))
-    agmem::ag_model_spec(model, m$loss[i])
-  }
+  spec <- run_spec(m$widths[i], m$activation[i], m$loss[i], field_of(m, "after", i, "none"),
+                   field_of(m, "embed", i, 0), field_of(m, "heads", i, 1))
   mem <- agmem::ag_training_memory(spec, m$batch[i], m$optimizer[i], m$device[i], quiet = TRUE,
                                    steps = 3)
   # ggmlR's own formula, when ggmlR is installed (agmem's drop-in gives the same figure).
@@ -146,9 +135,9 @@ m$within <- abs(m$agmem - m$measured) <= pmax(0.15 * m$measured, 8e6)
 m$under25 <- m$agmem < 0.75 * m$measured & m$measured - m$agmem > mib
 m$within_ggmlr <- abs(m$ggmlr - m$measured) <= pmax(0.15 * m$measured, 8e6)
 
-# The model as the tables show it: its widths, then the layers after each hidden one.
 m$label <- vapply(seq_len(nrow(m)), function(i) {
-  if (after_of(i) == "none") m$widths[i] else paste0(m$widths[i], " +", after_of(i))
+  run_label(m$widths[i], field_of(m, "after", i, "none"), field_of(m, "embed", i, 0),
+            field_of(m, "heads", i, 1))
 }, "")
 fmt_mb <- function(x) sprintf("%9.2f", x / mib)
 fmt_ratio <- function(x) ifelse(is.finite(x), sprintf("%6.2f", x), "     -")
