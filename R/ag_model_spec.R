@@ -24,17 +24,19 @@
 #' every step) and its lookup (`dim` per sample; as the first layer it takes
 #' one token index per sample). `ag_multihead_attention()` as an
 #' `ag_sequential()` calls it (self-attention over the batch as its sequence,
-#' no causal mask, its attention dropout off) is its projections (`d_model`
-#' per sample) and one op per head, whose scores grow with the square of the
-#' sequence. These were measured on device `"cpu"` only: on device `"gpu"`,
-#' [ag_training_memory()] and the planners list them as not modelled. A
-#' dropout of rate 0 or in eval mode returns its input and costs nothing.
+#' no causal mask) is its projections (`d_model` per sample) and one op per
+#' head, whose scores grow with the square of the sequence; with its attention
+#' dropout on, one op more per head, the mask on the head's weights (the same
+#' code as `ag_dropout()`, on every pair of the sequence). These were measured
+#' on device `"cpu"` only: on device `"gpu"`, [ag_training_memory()] and the
+#' planners list them as not modelled. A dropout of rate 0 or in eval mode
+#' returns its input and costs nothing.
 #'
 #' **Not covered.** Any other layer (a module of your own, whose `forward()`
 #' may call `ag_flash_attention()` or `ag_checkpoint()`, ...; agmem says how
-#' to describe it by its layers), an attention with its dropout on, a batch
-#' norm in eval mode, a dropout after a layer agmem cannot read, or an `ag_linear()` with an
-#' activation agmem does not model: its parameters are counted (from its
+#' to describe it by its layers), a batch norm in eval mode, a dropout after
+#' a layer agmem cannot read, or an `ag_linear()` with an activation agmem
+#' does not model: its parameters are counted (from its
 #' `parameters()` method, or else from the `ag_param` tensors among its
 #' fields), but its activation memory is not, and it is listed in `uncovered`
 #' with the reason. A list of `ag_param` has no layers: only its parameters
@@ -188,10 +190,17 @@ spec_on_device <- function(spec, device) {
     spec$uncovered <- c(spec$uncovered, sprintf(
       paste0("layer %d (%s): not modelled on device \"%s\" (%s measured on device \"cpu\" ",
              "only; its parameters counted)"),
-      i, spec$layers$type[[i]], device, paste(missing, collapse = ", ")
+      i, spec$layers$type[[i]], device, format_ops(missing)
     ))
   }
   spec
+}
+
+# Ops as text, an op repeated in a run (an attention's heads) written once with its count:
+# "attention_slices, attention, attention_head x4".
+format_ops <- function(ops) {
+  r <- rle(ops)
+  paste(ifelse(r$lengths > 1L, paste0(r$values, " x", r$lengths), r$values), collapse = ", ")
 }
 
 # What to do with a module of the user's own (a list or environment with a forward() that is not
@@ -277,12 +286,7 @@ format.ag_model_spec <- function(x, ...) {
   check_model_spec(x, "x")
   params <- sum(vapply(x$shapes, function(s) prod(as.double(s)), 0))
   layers <- x$layers
-  # An op repeated (an attention's heads) is written once, with its count.
-  ops <- vapply(x$ops, function(o) {
-    if (length(o) == 0L) return("-")
-    r <- rle(o)
-    paste(ifelse(r$lengths > 1L, paste0(r$values, " x", r$lengths), r$values), collapse = ", ")
-  }, "")
+  ops <- vapply(x$ops, function(o) if (length(o) == 0L) "-" else format_ops(o), "")
   dash <- function(v) ifelse(is.na(v) | v == "NA", "-", v)
   table <- data.frame(
     layer = seq_len(nrow(layers)), type = layers$type,

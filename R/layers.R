@@ -183,21 +183,19 @@ read_embedding <- function(layer, i, arg, ...) {
 # constant matrices that slice the heads' rows ("attention_slices", d_model x d_model units,
 # once), its projections ("attention", d_model per sample: Q, K, V, the heads' slices and
 # outputs, their concatenation, W_o and the bias) and one "attention_head" per head (the head's
-# scores, softmax and weights: one per pair of samples). A layer whose attention dropout is on (in
-# training mode) is not modelled: that mask was not measured.
+# scores, softmax and weights: one per pair of samples). With its attention dropout on (a rate
+# above 0, in training mode: R/ag_layers.R:750-758), one "attention_dropout" per head more: the
+# mask on the head's weights, one per pair of samples.
 read_attention <- function(layer, i, arg, ...) {
   w <- tensor_dims(layer[["W_q"]], paste0("layer ", i, "'s `W_q`"), arg)
   heads <- layer_width(layer[["n_heads"]], i, arg)
   rate <- layer[["dropout"]]
-  if (isTRUE(layer[["training"]]) && is.numeric(rate) && length(rate) == 1L && !is.na(rate) &&
-    rate > 0) {
-    return(list(reason = paste0(
-      "its attention dropout (", format(rate), ") is on, whose masks agmem has not measured"
-    )))
-  }
+  dropout <- isTRUE(layer[["training"]]) && is.numeric(rate) && length(rate) == 1L &&
+    !is.na(rate) && rate > 0
   list(row = layer_frame("attention", w[[2L]], w[[1L]], inherits(layer[["b_o"]], "ag_tensor"),
                          NA_character_),
-       ops = c("attention_slices", "attention", rep("attention_head", heads)),
+       ops = c("attention_slices", "attention", rep("attention_head", heads),
+               if (dropout) rep("attention_dropout", heads)),
        tensors = layer_tensors(layer, i, arg))
 }
 

@@ -7,14 +7,15 @@ registry <- new.env(parent = emptyenv())
 
 # Fills `registry` from the C tables: `optimizers` (names), `copies` (ggmlR's formula's
 # optimizer-state copies, named by optimizer), `devices`, `dtypes`, `components`, `places`,
-# `ops` (a data frame of `name` and `kind`), `activations` (the ops of kind "activation"),
+# `ops` (a data frame of `name`, `kind` and `rules`: the op whose rules it takes, NA for its
+# own), `activations` (the ops of kind "activation"),
 # `losses` (the losses as the user names them: the ops of kind "loss" without "loss_") and
 # `layers` (the layer types agmem models) and `device_places` (for each device, named, the place
 # whose peak limits a run there: "host" or "device") and `validated` (the largest batch size,
 # width, parameter count, attention sequence and attention width the model was validated on,
 # named) and `ggmlr_version` (the ggmlR
 # release the rules describe) and `op_devices` (for each op, named, the devices whose unit rules
-# model it).
+# model it: those of the op whose rules it takes).
 load_registry <- function() {
   reg <- .Call(agmem_registry)
   registry$optimizers <- reg$optimizers$name
@@ -23,7 +24,8 @@ load_registry <- function() {
   registry$dtypes <- reg$dtypes
   registry$components <- reg$components
   registry$places <- reg$places
-  registry$ops <- data.frame(name = reg$ops$name, kind = reg$ops$kind, stringsAsFactors = FALSE)
+  registry$ops <- data.frame(name = reg$ops$name, kind = reg$ops$kind, rules = reg$ops$rules,
+                             stringsAsFactors = FALSE)
   registry$activations <- reg$ops$name[reg$ops$kind == "activation"]
   registry$losses <- sub("^loss_", "", reg$ops$name[reg$ops$kind == "loss"])
   registry$layers <- reg$layers
@@ -31,7 +33,8 @@ load_registry <- function() {
   registry$validated <- reg$validated
   registry$ggmlr_version <- reg$ggmlr_version
   unit <- .Call(agmem_training_rules)$unit
-  registry$op_devices <- lapply(structure(reg$ops$name, names = reg$ops$name), function(op) {
+  own <- ifelse(is.na(reg$ops$rules), reg$ops$name, reg$ops$rules)
+  registry$op_devices <- lapply(structure(own, names = reg$ops$name), function(op) {
     unique(unit$device[unit$op == op])
   })
   registry$ggmlr_checked <- FALSE

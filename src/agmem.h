@@ -150,10 +150,12 @@ typedef struct {
     double max;
 } agmem_limit;
 
-/* An op the unit rules may name, and its kind (AGMEM_OP_*). */
+/* An op a model may name: its name, its kind (AGMEM_OP_*) and the op whose unit and live rules
+   it takes, NULL for its own (an op that runs another op's R code on other units). */
 typedef struct {
     const char *name;
     int kind;
+    const char *rules;
 } agmem_op;
 
 /* Bytes per parameter for an (optimizer, device, dtype), into one (component, where) cell:
@@ -241,7 +243,7 @@ extern const agmem_live_rule agmem_live_rules[];
 extern const R_xlen_t agmem_n_live_rules;
 int agmem_param_rule_matches(const agmem_param_rule *r, int optimizer, int device, int dtype);
 R_xlen_t agmem_unit_op_index(const char *name);
-int agmem_op_kind(const char *name);
+const agmem_op *agmem_op_named(const char *name);
 
 /* ---- model.c: a model read once from its R arguments, then evaluated at any batch in C ---- */
 

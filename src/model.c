@@ -22,14 +22,16 @@ static R_xlen_t check_ops(SEXP ops, SEXP units)
 }
 
 /* The units of op i (0-based): a finite whole number >= 1; refuses any other value. Sets *first
-   to the index of the op's first rule in agmem_unit_rules; refuses an NA or unknown op name. */
-static double op_units(SEXP ops, SEXP units, R_xlen_t i, R_xlen_t *first)
+   to the index of the first rule in agmem_unit_rules of the op whose rules it takes (its own, or
+   those its entry in agmem_ops names) and *kind to its kind; refuses an NA or unknown op name. */
+static double op_units(SEXP ops, SEXP units, R_xlen_t i, R_xlen_t *first, int *kind)
 {
     SEXP name = STRING_ELT(ops, i);
     if (name == NA_STRING)
         agmem_abort(AGMEM_E_ARGUMENT, "`ops`: element %lld is NA, not an op name.",
                     (long long) i + 1);
-    *first = agmem_unit_op_index(CHAR(name));
+    const agmem_op *op = agmem_op_named(CHAR(name));
+    *first = op == NULL ? -1 : agmem_unit_op_index(op->rules != NULL ? op->rules : op->name);
     if (*first < 0)
         agmem_abort(AGMEM_E_ARGUMENT, "`ops`: element %lld, \"%.60s\", is not an op agmem models.",
                     (long long) i + 1, CHAR(name));
@@ -40,6 +42,7 @@ static double op_units(SEXP ops, SEXP units, R_xlen_t i, R_xlen_t *first)
         agmem_abort(AGMEM_E_ARGUMENT, "`units`: element %lld is %s, not a positive whole number.",
                     (long long) i + 1, value);
     }
+    *kind = op->kind;
     return u;
 }
 
@@ -321,9 +324,9 @@ void agmem_model_read(SEXP shapes, SEXP units, SEXP ops, SEXP optimizer, SEXP de
     for (R_xlen_t i = 0; i < n_ops; i++) {
         if (i > 0 && i % AGMEM_INTERRUPT_EVERY == 0)
             R_CheckUserInterrupt();
-        u[i] = op_units(ops, units, i, &first[i]);
+        int kind;
+        u[i] = op_units(ops, units, i, &first[i], &kind);
         const char *op = agmem_unit_rules[first[i]].op;
-        int kind = agmem_op_kind(op);
         power[i] = kind == AGMEM_OP_TABLE ? 0 : kind == AGMEM_OP_PAIRS ? 2 : 1;
         int matched = 0;
         for (R_xlen_t j = first[i]; j < agmem_n_unit_rules; j++) {
@@ -336,8 +339,8 @@ void agmem_model_read(SEXP shapes, SEXP units, SEXP ops, SEXP optimizer, SEXP de
                 m->grows[r->where] = 1;
         }
         if (!matched)
-            agmem_abort(AGMEM_E_ARGUMENT, "`ops`: op \"%s\" has no rule for device \"%s\".", op,
-                        agmem_device_names[dev]);
+            agmem_abort(AGMEM_E_ARGUMENT, "`ops`: op \"%s\" has no rule for device \"%s\".",
+                        CHAR(STRING_ELT(ops, i)), agmem_device_names[dev]);
     }
     m->units = u;
     m->first = first;

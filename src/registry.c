@@ -119,7 +119,8 @@ static SEXP names_vector(const char *const *names, R_xlen_t count)
 /* .Call entry of the registry (R/registry.R reads it once, when the package loads): a list of
    `optimizers` (a list of `name` and `copies`, the optimizer-state copies of ggmlR's formula),
    `devices`, `dtypes`, `components`, `places` (character vectors, in the order of the code's
-   enums), `ops` (a list of `name` and `kind`, "data", "linear", "activation" or "loss") and
+   enums), `ops` (a list of `name`, `kind` ("data", "linear", "activation", "loss", "layer",
+   "table" or "pairs") and `rules`, the op whose rules it takes, NA for its own) and
    `layers` (the layer types agmem models) and `device_places` (for each device, the place whose
    peak the planners plan on) and `validated` (the largest validated batch size, width and
    parameter count, named) and `ggmlr_version` (the ggmlR release the rules describe). Takes no
@@ -129,7 +130,7 @@ SEXP agmem_registry(void)
     const char *outer[] = {"optimizers", "devices", "dtypes", "components", "places", "ops",
                            "layers", "device_places", "validated", "ggmlr_version", ""};
     const char *opt_cols[] = {"name", "copies", ""};
-    const char *op_cols[] = {"name", "kind", ""};
+    const char *op_cols[] = {"name", "kind", "rules", ""};
     SEXP out = PROTECT(Rf_mkNamed(VECSXP, outer));
 
     SEXP opt = Rf_mkNamed(VECSXP, opt_cols);
@@ -148,9 +149,12 @@ SEXP agmem_registry(void)
     SET_VECTOR_ELT(out, 5, ops);
     SEXP op_name = column(ops, 0, STRSXP, agmem_n_ops);
     SEXP op_kind = column(ops, 1, STRSXP, agmem_n_ops);
+    SEXP op_rules = column(ops, 2, STRSXP, agmem_n_ops);
     for (R_xlen_t i = 0; i < agmem_n_ops; i++) {
         SET_STRING_ELT(op_name, i, Rf_mkChar(agmem_ops[i].name));
         SET_STRING_ELT(op_kind, i, Rf_mkChar(agmem_op_kind_names[agmem_ops[i].kind]));
+        SET_STRING_ELT(op_rules, i, agmem_ops[i].rules == NULL ? NA_STRING
+                                                             : Rf_mkChar(agmem_ops[i].rules));
     }
     SET_VECTOR_ELT(out, 6, names_vector(agmem_layer_names, agmem_n_layers));
     SEXP places = Rf_allocVector(STRSXP, AGMEM_N_DEVICES);

@@ -58,26 +58,32 @@ const char *const agmem_op_kind_names[AGMEM_N_OP_KINDS] = {"data", "linear", "ac
    parameter rules) and "pairs" (an op on every pair of samples: its units count per batch
    squared, as an attention head's scores over a sequence that is the batch). Every op has
    rules for device "cpu"; an op without rules for a device is not modelled there, and
-   R/ag_model_spec.R's spec_on_device() says so (tests/testthat/test-registry.R). */
+   R/ag_model_spec.R's spec_on_device() says so (tests/testthat/test-registry.R). An op that
+   runs another op's R code on other units takes that op's rules, named in its third field:
+   the attention dropout of ag_multihead_attention() (R/ag_layers.R:750-758 of ggmlR 0.8.8.1)
+   is ag_dropout()'s forward (R/ag_layers.R:182-188) line for line, on a head's weights, one
+   per pair of samples, so "attention_dropout" takes the rules of "dropout" per pair
+   (measurements-attention-dropout-holdout.csv judges it). */
 const agmem_op agmem_ops[] = {
-    {"input", AGMEM_OP_DATA},
-    {"matmul", AGMEM_OP_LINEAR},
-    {"add", AGMEM_OP_LINEAR},
-    {"relu", AGMEM_OP_ACTIVATION},
-    {"sigmoid", AGMEM_OP_ACTIVATION},
-    {"tanh", AGMEM_OP_ACTIVATION},
-    {"softmax", AGMEM_OP_ACTIVATION},
-    {"loss_mse", AGMEM_OP_LOSS},
-    {"loss_cross_entropy", AGMEM_OP_LOSS},
-    {"loss_softmax_cross_entropy", AGMEM_OP_LOSS},
-    {"batch_norm", AGMEM_OP_LAYER},
-    {"dropout", AGMEM_OP_LAYER},
-    {"layer_norm", AGMEM_OP_LAYER},
-    {"embedding", AGMEM_OP_LAYER},
-    {"embedding_table", AGMEM_OP_TABLE},
-    {"attention", AGMEM_OP_LAYER},
-    {"attention_head", AGMEM_OP_PAIRS},
-    {"attention_slices", AGMEM_OP_TABLE},
+    {"input", AGMEM_OP_DATA, NULL},
+    {"matmul", AGMEM_OP_LINEAR, NULL},
+    {"add", AGMEM_OP_LINEAR, NULL},
+    {"relu", AGMEM_OP_ACTIVATION, NULL},
+    {"sigmoid", AGMEM_OP_ACTIVATION, NULL},
+    {"tanh", AGMEM_OP_ACTIVATION, NULL},
+    {"softmax", AGMEM_OP_ACTIVATION, NULL},
+    {"loss_mse", AGMEM_OP_LOSS, NULL},
+    {"loss_cross_entropy", AGMEM_OP_LOSS, NULL},
+    {"loss_softmax_cross_entropy", AGMEM_OP_LOSS, NULL},
+    {"batch_norm", AGMEM_OP_LAYER, NULL},
+    {"dropout", AGMEM_OP_LAYER, NULL},
+    {"layer_norm", AGMEM_OP_LAYER, NULL},
+    {"embedding", AGMEM_OP_LAYER, NULL},
+    {"embedding_table", AGMEM_OP_TABLE, NULL},
+    {"attention", AGMEM_OP_LAYER, NULL},
+    {"attention_head", AGMEM_OP_PAIRS, NULL},
+    {"attention_slices", AGMEM_OP_TABLE, NULL},
+    {"attention_dropout", AGMEM_OP_PAIRS, "dropout"},
 };
 const R_xlen_t agmem_n_ops = sizeof agmem_ops / sizeof agmem_ops[0];
 
@@ -610,12 +616,12 @@ R_xlen_t agmem_unit_op_index(const char *name)
     return -1;
 }
 
-/* The kind (AGMEM_OP_*) of the op named `name` (a NUL-terminated string) in agmem_ops, or -1 when
+/* The entry of agmem_ops for the op named `name` (a NUL-terminated string), or NULL when
    agmem_ops does not name it. */
-int agmem_op_kind(const char *name)
+const agmem_op *agmem_op_named(const char *name)
 {
     for (R_xlen_t i = 0; i < agmem_n_ops; i++)
         if (strcmp(agmem_ops[i].name, name) == 0)
-            return agmem_ops[i].kind;
-    return -1;
+            return &agmem_ops[i];
+    return NULL;
 }

@@ -58,11 +58,12 @@ gc_fig <- function(name, device = "cpu") {
 layers <- c("batch_norm", "dropout", "layer_norm")
 
 # The runs of a csv as pairs: `p`, the runs `is_run()` picks, and `b`, for each, the run
-# `is_base()` picks of the same widths, batch and optimizer; with `dparams`, the parameters a run
-# adds, and `hidden`, its widths without the first and the last.
-paired <- function(path, is_base, is_run) {
+# `is_base()` picks of the same widths, batch and optimizer (and the other columns `by` names);
+# with `dparams`, the parameters a run adds, and `hidden`, its widths without the first and the
+# last.
+paired <- function(path, is_base, is_run, by = character(0)) {
   m <- utils::read.csv(path, stringsAsFactors = FALSE)
-  m$key <- paste(m$widths, m$batch, m$optimizer)
+  m$key <- do.call(paste, m[c("widths", "batch", "optimizer", by)])
   base <- m[is_base(m), ]
   p <- m[is_run(m), ]
   b <- base[match(p$key, base$key), ]
@@ -287,3 +288,31 @@ table_fig <- rbind(
 off <- abs(table_fig - pmax(round(fit, 2), 0)) > 0.0051
 cat(if (any(off)) "differs from src/rules.c\n" else "src/rules.c holds these figures\n")
 if (any(off)) print(table_fig)
+
+# ---- the attention's dropout: ag_dropout()'s rules on each head's pairs ----
+# Not fitted: an attention's dropout runs ag_dropout()'s code on each head's weights
+# (R/ag_layers.R:750-758 against 182-188 of ggmlR 0.8.8.1), so src/rules.c gives
+# "attention_dropout" the rules of "dropout", one unit per head and pair of samples. Checked here
+# on pairs of the same attention with its dropout (0.1) and without: the step's largest live
+# heap (measurements-attention-dropout-step.csv: validate-long.R --grid=attention_dropout_step
+# --steps=5 --torture=true) and the bytes allocated in a step (measurements-attention-dropout-
+# alloc.csv: measure-alloc.R), per head and pair, against dropout's step_max and alloc_step.
+drop_pairs <- function(path) {
+  got <- paired(path, function(m) m$after == "attention",
+                function(m) m$after == "attention_dropout", by = "heads")
+  got$pairs <- got$p$heads * got$p$batch^2 * lengths(got$p$hidden)
+  got
+}
+ds <- drop_pairs(file.path(here, "measurements-attention-dropout-step.csv"))
+da <- drop_pairs(file.path(here, "measurements-attention-dropout-alloc.csv"))
+d_step <- ((ds$p$live_step_max - ds$p$heap0) - (ds$b$live_step_max - ds$b$heap0)) / ds$pairs
+d_alloc <- (da$p$alloc - da$b$alloc) / da$pairs
+d_rule <- c(step_max = live$step_max[live$op %in% "dropout"],
+            alloc_step = unit$alloc_step[unit$op == "dropout"])
+cat(sprintf(paste0("\nattention dropout, per head and pair of samples (%d pairs each): the step's ",
+                   "largest live heap %.2f to %.2f (dropout's rule: %.2f); allocated per step ",
+                   "%.2f to %.2f (dropout's rule: %.2f)\n"), nrow(ds$p), min(d_step), max(d_step),
+            d_rule[["step_max"]], min(d_alloc), max(d_alloc), d_rule[["alloc_step"]]))
+d_off <- c(abs(d_step / d_rule[["step_max"]] - 1), abs(d_alloc / d_rule[["alloc_step"]] - 1))
+cat(if (max(d_off) > 0.1) "the attention's dropout is more than 10% from dropout's rules\n" else
+  sprintf("dropout's rules hold for the attention's dropout (within %.1f%%)\n", 100 * max(d_off)))

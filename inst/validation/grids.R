@@ -316,3 +316,32 @@ grid_attention_holdout <- function() {
              heads = c(8, 3, 2, 4, 8, 2), activation = "relu", variant = "grads",
              stringsAsFactors = FALSE)
 }
+
+# Attention dropout (measure-long.R --after=attention_dropout: ag_multihead_attention(dropout =
+# 0.1)): its rule is ag_dropout()'s, counted on each head's pairs (the same code, R/ag_layers.R
+# of ggmlR 0.8.8.1, lines 750-758 against 184-188), so nothing is fitted on these: each run
+# is a configuration of the attention grids with the dropout on, and the two rows at batch 256
+# and 512 of the fit grid's stack are their pairs.
+# And its parts: the fit grid's stack with an attention of 1 and 4 heads at batches 256 and 512,
+# with its dropout and without, each for 5 steps and one more under gctorture() (validate-long.R
+# --steps=5 --torture=true): what a pair differs by in the step's largest live heap, per pair of
+# samples and head, against ag_dropout()'s `step_max` (fit-layers.R).
+grid_attention_dropout_step <- function() {
+  data.frame(widths = "128-256-10", batch = rep(c(256, 512), each = 4L), optimizer = "adam",
+                  loss = "softmax_cross_entropy",
+                  after = rep(c("attention", "attention_dropout"), 4L),
+                  heads = rep(c(1, 1, 4, 4), 2L), activation = "relu", variant = "grads",
+                  stringsAsFactors = FALSE)
+}
+grid_attention_dropout_holdout <- function() {
+  data.frame(widths = c("128-256-10", "128-256-10", "96-192-192-4", "64-256-2", "64-128-128-1",
+                        "512-128-10"),
+             batch = c(256, 512, 384, 192, 256, 768),
+             optimizer = c("adam", "adam", "adam", "adam", "sgd", "sgd"),
+             loss = c("softmax_cross_entropy", "softmax_cross_entropy", "mse", "mse", "mse",
+                      "softmax_cross_entropy"),
+             after = c("attention_dropout", "attention_dropout", "attention_dropout+layer_norm",
+                       "layer_norm+attention_dropout", "attention_dropout", "attention_dropout"),
+             heads = c(4, 1, 3, 4, 8, 2), activation = "relu", variant = "grads",
+             stringsAsFactors = FALSE)
+}

@@ -46,7 +46,7 @@ make_matrices <- function(widths, n, loss, embed = 0L) {
 # pair of widths, with `activation` on the hidden ones ("none": none), each hidden one followed
 # by the layers `after` names: "batch_norm" (ag_batch_norm()), "dropout" (ag_dropout(0.3)) and
 # "layer_norm" (ag_layer_norm()) and "attention" (ag_multihead_attention() of `heads` heads,
-# whose sequence is the batch). With `embed` (a vocabulary size), an
+# whose sequence is the batch; "attention_dropout" the same with its attention dropout at 0.1). With `embed` (a vocabulary size), an
 # ag_embedding(embed, widths[1]) comes first, so the stack's input is its output.
 build_layers <- function(widths, activation, after = character(0), embed = 0L, heads = 1L) {
   n <- length(widths) - 1L
@@ -58,7 +58,8 @@ build_layers <- function(widths, activation, after = character(0), embed = 0L, h
       lapply(after, function(a) {
         switch(a, batch_norm = ggmlR::ag_batch_norm(w), dropout = ggmlR::ag_dropout(0.3),
                layer_norm = ggmlR::ag_layer_norm(w),
-               attention = ggmlR::ag_multihead_attention(w, heads))
+               attention = ggmlR::ag_multihead_attention(w, heads),
+               attention_dropout = ggmlR::ag_multihead_attention(w, heads, dropout = 0.1))
       })
     }
     c(list(ggmlR::ag_linear(widths[i], w, activation = act)), extra)
@@ -68,7 +69,8 @@ build_layers <- function(widths, activation, after = character(0), embed = 0L, h
 # The layers of --after: "none" is none; else names joined by "+".
 read_after <- function(after) {
   a <- if (identical(after, "none")) character(0) else strsplit(after, "+", fixed = TRUE)[[1]]
-  stopifnot(all(a %in% c("batch_norm", "dropout", "layer_norm", "attention")))
+  stopifnot(all(a %in% c("batch_norm", "dropout", "layer_norm", "attention",
+                         "attention_dropout")))
   a
 }
 
@@ -78,13 +80,16 @@ count_params <- function(widths, after = character(0), embed = 0L) {
   hidden <- as.double(widths[-c(1L, length(widths))])
   sum(as.double(widths[-length(widths)]) * widths[-1L] + widths[-1L]) +
     2 * sum(after %in% c("batch_norm", "layer_norm")) * sum(hidden) +
-    as.double(embed) * widths[1L] + ("attention" %in% after) * sum(4 * hidden^2 + hidden)
+    as.double(embed) * widths[1L] + has_attention(after) * sum(4 * hidden^2 + hidden)
 }
+
+# Whether the layers of --after have an attention (with its dropout or without).
+has_attention <- function(after) any(after %in% c("attention", "attention_dropout"))
 
 # The widths of the tiny model a measuring script warms ggmlR up on, of the same depth: hidden
 # width 3, or two per head with attention after it.
 warm_widths <- function(widths, after = character(0), heads = 1L) {
-  hidden <- if ("attention" %in% after) 2L * heads else 3L
+  hidden <- if (has_attention(after)) 2L * heads else 3L
   c(4L, rep(hidden, max(0L, length(widths) - 2L)), 2L)
 }
 
@@ -104,9 +109,15 @@ run_spec <- function(widths, activation, loss, after = "none", embed = 0, heads 
 # A run's model as the validation tables show it: its widths, then the layers after each hidden
 # one (an attention with its heads), and an embedding first with its vocabulary.
 run_label <- function(widths, after = "none", embed = 0, heads = 1) {
-  after <- sub("attention", paste0("attention(", heads, ")"), after, fixed = TRUE)
+  after <- after_label(after, heads)
   label <- if (after == "none") widths else paste0(widths, " +", after)
   if (embed > 0) paste0("embedding(", embed, ") ", label) else label
+}
+
+# --after as the tables show it: an attention (with its dropout or without) with its heads,
+# "attention(4)+layer_norm".
+after_label <- function(after, heads) {
+  sub("(attention(_dropout)?)", paste0("\\1(", heads, ")"), after)
 }
 
 # The bytes of a data set of `samples` samples for a model of `widths` ("-"-joined text) held in

@@ -47,12 +47,14 @@ if ("--layers" %in% args) {
   )
   # And an embedding of 5000 tokens before a dense stack, and a small language model: an
   # embedding of 2000 tokens, a layer, attention of 4 heads and layer norm over the sequence
-  # (the batch), and a layer back to the 2000 tokens.
+  # (the batch), and a layer back to the 2000 tokens; and that model with its attention
+  # dropout on (0.1).
   plans <- rbind(plans, data.frame(
-    widths = c("256-512-10", "256-256-2000"), optimizer = "adam", activation = "relu",
-    loss = "softmax_cross_entropy", budget = c("256 MiB", "384 MiB"),
-    after = c("none", "attention+layer_norm"), embed = c(5000, 2000), heads = c(1, 4),
-    stringsAsFactors = FALSE
+    widths = c("256-512-10", "256-256-2000", "256-256-2000"), optimizer = "adam",
+    activation = "relu", loss = "softmax_cross_entropy",
+    budget = c("256 MiB", "384 MiB", "384 MiB"),
+    after = c("none", "attention+layer_norm", "attention_dropout+layer_norm"),
+    embed = c(5000, 2000, 2000), heads = c(1, 4, 4), stringsAsFactors = FALSE
   ))
 }
 
@@ -83,8 +85,7 @@ rows <- lapply(seq_len(nrow(plans)), function(i) {
 })
 r <- do.call(rbind, rows)
 r$model <- ifelse(r$embed > 0, paste0("embedding(", r$embed, ") ", r$widths), r$widths)
-r$after <- mapply(function(a, h) sub("attention", paste0("attention(", h, ")"), a, fixed = TRUE),
-                  r$after, r$heads, USE.NAMES = FALSE)
+r$after <- mapply(after_label, r$after, r$heads, USE.NAMES = FALSE)
 if (markdown) {
   cat("| model (widths) | after each hidden layer | optimizer | activation | loss | budget | ",
       "planned batch | real peak (MiB) | share of the budget |\n",

@@ -10,7 +10,8 @@
 #   Rscript inst/validation/validate-long.R --grid=layers_holdout  # their goal, in CI
 #   Rscript inst/validation/validate-long.R --grid=embed_fit --torture=true --measure-only \
 #     --out=measurements-embed-fit.csv                  # ag_embedding(); --grid=embed_holdout
-#   (and --grid=attention_fit, attention_holdout: ag_multihead_attention())
+#   (and --grid=attention_fit, attention_holdout: ag_multihead_attention(); and
+#   attention_dropout_holdout and attention_dropout_step: the same with its attention dropout on)
 #   (--measure-only stops after measuring; --markdown prints the table in Markdown; --torture
 #   runs one more step under gctorture(), see measure-long.R)
 #
@@ -79,8 +80,11 @@ if (nzchar(opt$from_csv)) {
               layers_holdout = grid_layers_holdout(), embed_fit = grid_embed_fit(),
               embed_holdout = grid_embed_holdout(), attention_fit = grid_attention_fit(),
               attention_holdout = grid_attention_holdout(),
-              stop("`--grid` must be long_fit, long_holdout, long_subset, layers_fit or ",
-                   "layers_holdout", call. = FALSE))
+              attention_dropout_holdout = grid_attention_dropout_holdout(),
+              attention_dropout_step = grid_attention_dropout_step(),
+              stop("`--grid` must be long_fit, long_holdout, long_subset, layers_fit, ",
+                   "layers_holdout, embed_fit, embed_holdout, attention_fit, attention_holdout, ",
+                   "attention_dropout_holdout or attention_dropout_step", call. = FALSE))
   if (nzchar(opt$out) && file.exists(opt$out)) stop("`--out` exists already: ", opt$out)
   rows <- list()
   t0 <- proc.time()[["elapsed"]]

@@ -138,11 +138,28 @@ test_that("an attention is read as its projections and one op per head", {
   wide <- ag_model_spec(fake_sequential(fake_linear(8, 512), attn_layer(512, 8)))
   expect_warning(ag_training_memory(wide, 64, quiet = TRUE),
                  "attention width 512 \\(validated up to 256\\)", class = "agmem_warning_range")
-  # Its attention dropout was not measured; eval mode turns it off.
+  # Its attention dropout is a mask on each head's weights, one more op per head; eval mode and
+  # a rate of 0 turn it off.
   dropped <- attn_layer(16, 4, dropout = 0.1)
-  expect_match(ag_model_spec(dropped)$uncovered[[1]], "attention dropout \\(0.1\\) is on")
+  both <- ag_model_spec(dropped)
+  expect_identical(both$uncovered, character(0))
+  expect_identical(both$ops[[1]], c("attention_slices", "attention", rep("attention_head", 4),
+                                    rep("attention_dropout", 4)))
+  expect_identical(agmem:::spec_ops(both)$units[both$ops[[1]] == "attention_dropout"], rep(1, 4))
+  expect_match(format(both), "attention_head x4, attention_dropout x4", all = FALSE)
+  # Per pair of samples, as much as a dropout layer of that many units.
+  dense <- function(b) ag_training_memory(ag_model_spec(attn_layer(16, 4)), b, quiet = TRUE)
+  masked <- function(b) ag_training_memory(both, b, quiet = TRUE)
+  rules <- agmem:::training_rules()$unit
+  per_unit <- rules$bytes[rules$op == "dropout" & rules$device == "cpu" &
+                            rules$component == "activations"]
+  activations <- function(m) m$components$bytes[m$components$component == "activations"]
+  expect_equal(activations(masked(64)) - activations(dense(64)), 4 * 64^2 * per_unit)
+  expect_gt(masked(256)$host_high, dense(256)$host_high)
+  expect_identical(ag_model_spec(attn_layer(16, 4, dropout = 0))$ops,
+                   ag_model_spec(attn_layer(16, 4))$ops)
   dropped$training <- FALSE
-  expect_identical(ag_model_spec(dropped)$uncovered, character(0))
+  expect_identical(ag_model_spec(dropped)$ops, ag_model_spec(attn_layer(16, 4))$ops)
   bad <- attn_layer(16, 4)
   bad$n_heads <- 0
   expect_agmem_error(ag_model_spec(bad), "`x`: layer 1 has no readable width")

@@ -17,6 +17,14 @@ per_sample <- function(op, batch) {
   switch(ops$kind[ops$name == op], table = 1, pairs = batch * batch, batch)
 }
 
+# The op whose rules an op takes: its own, or the one the registry names (an attention's
+# dropout takes ag_dropout()'s).
+rules_of <- function(op) {
+  ops <- agmem:::registry_names("ops")
+  other <- ops$rules[ops$name == op]
+  if (is.na(other)) op else other
+}
+
 reference_whole_run <- function(spec, flat, batch, optimizer, device, fig, allocated, data) {
   live_rules <- training_rules()$live
   live_rules <- live_rules[live_rules$device == device, ]
@@ -29,7 +37,8 @@ reference_whole_run <- function(spec, flat, batch, optimizer, device, fig, alloc
   widest <- max(c(0, vapply(spec$shapes, function(s) prod(as.double(s)), 0)))
   for (k in seq_along(flat$ops)) {
     units <- flat$units[[k]] * per_sample(flat$ops[[k]], batch)
-    mine <- live_rules$op %in% flat$ops[[k]] & live_rules$optimizer %in% c("any", optimizer)
+    mine <- live_rules$op %in% rules_of(flat$ops[[k]]) &
+      live_rules$optimizer %in% c("any", optimizer)
     live <- live + units * sum(live_rules$bytes[mine])
     retained <- retained + units * sum(live_rules$retained[mine])
     most <- most + units * sum(live_rules$step_max[mine])
@@ -79,7 +88,7 @@ reference_memory <- function(spec, batch, optimizer, device, dtype, steps = 100,
   u <- rules$unit
   for (k in seq_along(flat$ops)) {
     units <- flat$units[[k]] * per_sample(flat$ops[[k]], batch)
-    for (i in which(u$op == flat$ops[[k]] & u$device == device)) {
+    for (i in which(u$op == rules_of(flat$ops[[k]]) & u$device == device)) {
       add(u$component[[i]], u$where[[i]], units * u$bytes[[i]], u$basis[[i]])
       if (u$where[[i]] == "host") {
         alloc_step <- alloc_step + units * u$alloc_step[[i]]
@@ -327,8 +336,10 @@ test_that("every figure equals the rule table evaluated in R; peaks are sums, mo
       # And a quarter have an attention of 1 to 4 heads after their last hidden layer.
       if (g$device == "cpu" && length(widths) > 2L && stats::runif(1) < 1 / 4) {
         h <- length(widths) - 2L
+        heads <- sample(4L, 1L)
         spec$ops[[h]] <- c(spec$ops[[h]], "attention_slices", "attention",
-                           rep("attention_head", sample(4L, 1L)))
+                           rep("attention_head", heads),
+                           if (stats::runif(1) < 0.5) rep("attention_dropout", heads))
       }
       batches <- sort(sample.int(if (stats::runif(1) < 0.5) 4096L else .Machine$integer.max, 5L))
       steps <- sample(c(1, 3, 4, 100, 1e4), 1L)

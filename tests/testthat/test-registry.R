@@ -39,9 +39,17 @@ test_that("the exported functions' defaults show the registry's choices", {
 
 test_that("every op has rules on the CPU, every rule names an op, and the registry knows where", {
   rules <- agmem:::training_rules()
-  ops <- reg("ops")$name
-  expect_setequal(unique(rules$unit$op), ops)
-  expect_setequal(unique(rules$unit$op[rules$unit$device == "cpu"]), ops)
+  all_ops <- reg("ops")
+  ops <- all_ops$name
+  # An op that takes another op's rules has none of its own, and that op has rules.
+  own <- ops[is.na(all_ops$rules)]
+  taken <- all_ops[!is.na(all_ops$rules), ]
+  expect_identical(taken$name, "attention_dropout")
+  expect_true(all(taken$rules %in% own))
+  expect_identical(all_ops$kind[match(taken$name, ops)], "pairs")
+  expect_identical(reg("op_devices")[["attention_dropout"]], reg("op_devices")[["dropout"]])
+  expect_setequal(unique(rules$unit$op), own)
+  expect_setequal(unique(rules$unit$op[rules$unit$device == "cpu"]), own)
   # The layers of kind "layer", "table" and "pairs" were measured on the CPU only; every other op
   # is on every device.
   layer_ops <- reg("ops")$name[reg("ops")$kind %in% c("layer", "table", "pairs")]
@@ -71,6 +79,11 @@ test_that("the C code refuses a name the registry does not hold", {
                      class = "agmem_error_argument")
   expect_agmem_error(.Call(agmem:::agmem_training_memory, spec$shapes, 2, "gelu", 1, "adam",
                            "cpu", "f32", c(3, 0, 0)), "`ops`: element 1, \"gelu\", is not an op",
+                     class = "agmem_error_argument")
+  # An op that takes another op's rules is named as itself when its device has none.
+  expect_agmem_error(.Call(agmem:::agmem_training_memory, spec$shapes, 1, "attention_dropout", 1,
+                           "adam", "gpu", "f32", c(3, 0, 0)),
+                     "`ops`: op \"attention_dropout\" has no rule for device \"gpu\"",
                      class = "agmem_error_argument")
 })
 
