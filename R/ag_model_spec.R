@@ -17,9 +17,10 @@
 #' shape `c(out, in)`, and `b`, and the closure `forward` whose environment
 #' holds `activation`) is modelled: a product, a bias and its activation,
 #' `"relu"`, `"sigmoid"`, `"tanh"`, `"softmax"` or none. So are
-#' `ag_batch_norm()` in training mode, `ag_dropout()` and `ag_layer_norm()`,
-#' each one op of its width (the length of its `gamma`; for a dropout, the
-#' output width of the layer before it), and `ag_embedding()`, two ops: its
+#' `ag_batch_norm()` (in training mode; in eval mode, frozen, an op of its
+#' own), `ag_dropout()` and `ag_layer_norm()`, each one op of its width (the
+#' length of its `gamma`; for a dropout, the output width of the layer before
+#' it), and `ag_embedding()`, two ops: its
 #' table (its `dim x vocab` scalars, whose dense gradient its backward builds
 #' every step) and its lookup (`dim` per sample; as the first layer it takes
 #' one token index per sample). `ag_multihead_attention()` as an
@@ -34,9 +35,8 @@
 #'
 #' **Not covered.** Any other layer (a module of your own, whose `forward()`
 #' may call `ag_flash_attention()` or `ag_checkpoint()`, ...; agmem says how
-#' to describe it by its layers), a batch norm in eval mode, a dropout after
-#' a layer agmem cannot read, or an `ag_linear()` with an activation agmem
-#' does not model: its parameters are counted (from its
+#' to describe it by its layers), a dropout after a layer agmem cannot read,
+#' or an `ag_linear()` with an activation agmem does not model: its parameters are counted (from its
 #' `parameters()` method, or else from the `ag_param` tensors among its
 #' fields), but its activation memory is not, and it is listed in `uncovered`
 #' with the reason. A list of `ag_param` has no layers: only its parameters

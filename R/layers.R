@@ -126,12 +126,13 @@ read_linear <- function(layer, i, arg, ...) {
 # An ag_batch_norm() or ag_layer_norm() layer (R/ag_layers.R:273-395 and 397-521 of ggmlR
 # 0.8.8.1), `op` saying which: list(row, ops, tensors), its width the length of its `gamma`
 # (c(width, 1)), or its `num_features` / `normalized_shape` when it has no gamma (a layer norm
-# without elementwise_affine); or list(reason) for a batch norm in eval mode, which agmem does
-# not model (a training loop trains in training mode, the layers' default; a layer norm does the
-# same in both modes).
+# without elementwise_affine). A batch norm in eval mode (ag_eval(): frozen, its running
+# statistics in place of the batch's, a lighter backward) is its own op, "batch_norm_eval"; a
+# layer norm does the same in both modes.
 read_norm <- function(layer, i, arg, op, ...) {
+  type <- op
   if (op == "batch_norm" && !isTRUE(layer[["training"]])) {
-    return(list(reason = "it is in eval mode (ag_eval()): agmem models training mode only"))
+    op <- "batch_norm_eval"
   }
   tensors <- layer_tensors(layer, i, arg)
   gamma <- layer[["gamma"]]
@@ -140,7 +141,7 @@ read_norm <- function(layer, i, arg, op, ...) {
   } else {
     layer_width(layer[[if (op == "batch_norm") "num_features" else "normalized_shape"]], i, arg)
   }
-  list(row = layer_frame(op, width, width, NA, NA_character_), ops = op, tensors = tensors)
+  list(row = layer_frame(type, width, width, NA, NA_character_), ops = op, tensors = tensors)
 }
 
 # An ag_dropout() layer (R/ag_layers.R:173-195 of ggmlR 0.8.8.1): in training mode with a rate

@@ -76,6 +76,7 @@ const agmem_op agmem_ops[] = {
     {"loss_cross_entropy", AGMEM_OP_LOSS, NULL},
     {"loss_softmax_cross_entropy", AGMEM_OP_LOSS, NULL},
     {"batch_norm", AGMEM_OP_LAYER, NULL},
+    {"batch_norm_eval", AGMEM_OP_LAYER, NULL},
     {"dropout", AGMEM_OP_LAYER, NULL},
     {"layer_norm", AGMEM_OP_LAYER, NULL},
     {"embedding", AGMEM_OP_LAYER, NULL},
@@ -109,7 +110,8 @@ const R_xlen_t agmem_n_validated = sizeof agmem_validated / sizeof agmem_validat
 /* The ggmlR layer types agmem models, each read by the reader of the same name in R/layers.R:
    "linear" is ag_linear() (R/autograd.R:1683-1705), a product, a bias and an activation;
    "batch_norm", "dropout" and "layer_norm" are ag_batch_norm(), ag_dropout() and
-   ag_layer_norm() (R/ag_layers.R:273-395, 173-195, 397-521), each one op of its name;
+   ag_layer_norm() (R/ag_layers.R:273-395, 173-195, 397-521), each one op of its name (a batch
+   norm in eval mode, "batch_norm_eval");
    "embedding" is ag_embedding() (R/ag_layers.R:523-580): its table ("embedding_table") and its
    lookup ("embedding"); "attention" is ag_multihead_attention() (R/ag_layers.R:681-781): its
    projections ("attention"), one "attention_head" per head, the scores of every pair of the
@@ -309,6 +311,12 @@ const agmem_unit_rule agmem_unit_rules[] = {
      "(R/ag_layers.R:290-312), which the backward closure's frame keeps, gamma's and beta's "
      "broadcast copies with their product and sum (R/ag_layers.R:207-251); in the backward "
      "its own and their gradients (R/ag_layers.R:330-334)", 148.37},
+    {"batch_norm_eval", CPU, AGMEM_ACTIVATIONS, HOST, 117.31, MEASURED,
+     "issue #16 measurement (layers' eval fit grid, fit-layers.R): per unit and sample of "
+     "ag_batch_norm() in eval mode (ag_eval(), frozen), the three-step peak once R collects; "
+     "allocated per step: the forward's as in training mode less x - mu and its square (its "
+     "statistics are the running ones, R/ag_layers.R:299-302), and a backward of one "
+     "division (R/ag_layers.R:333)", 114.12},
     {"dropout", CPU, AGMEM_ACTIVATIONS, HOST, 3.47, MEASURED,
      "issue #16 measurement (layers' fit grid, fit-layers.R): per unit and sample of "
      "ag_dropout() in training mode, the three-step peak once R collects (its mask is "
@@ -555,6 +563,11 @@ const agmem_live_rule agmem_live_rules[] = {
      "the bytes live at full collections; retained by the allocator: 13.08; the step's "
      "largest: 131.75 (the tape's x_hat, its mean and std matrices, gamma's and beta's "
      "broadcasts and their results)", 13.08, 131.75},
+    {CPU, ANY, "batch_norm_eval", 137.29,
+     "issue #16 measurement (layers' eval fit grid, fit-layers.R): per unit and sample of "
+     "ag_batch_norm() in eval mode, as in training mode: x_hat, the mean and std matrices, "
+     "gamma's and beta's broadcasts and their results; retained by the allocator: 14.68; the "
+     "step's largest: 132.73", 14.68, 132.73},
     {CPU, ANY, "dropout", 49.96,
      "issue #16 measurement (layers' fit grid, fit-layers.R): per unit and sample of "
      "ag_dropout() in training mode, as batch norm's: the mask and the product on the tape; "

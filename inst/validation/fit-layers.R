@@ -1,5 +1,6 @@
-# fit-layers.R: the figures of src/rules.c for ag_batch_norm(), ag_dropout() and ag_layer_norm(),
-# fitted on the layers' fit grid (grids.R, grid_layers_fit()).
+# fit-layers.R: the figures of src/rules.c for ag_batch_norm() (in training and in eval mode),
+# ag_dropout() and ag_layer_norm(), fitted on the layers' fit grids (grids.R, grid_layers_fit()
+# and grid_layers_eval_fit()).
 #
 #   Rscript inst/validation/fit-layers.R [measurements-layers-fit.csv] \
 #     [measurements-layers-three.csv] [measurements-layers-three-gpu.csv]
@@ -32,8 +33,13 @@ here <- local({
   if (length(file_arg)) dirname(normalizePath(sub("^--file=", "", file_arg[1L]))) else "."
 })
 args <- commandArgs(trailingOnly = TRUE)
-long_csv <- if (length(args)) args[[1L]] else file.path(here, "measurements-layers-fit.csv")
-three_csv <- if (length(args) > 1L) args[[2L]] else file.path(here, "measurements-layers-three.csv")
+# A batch norm in eval mode was measured apart, with its own pairs (grid_layers_eval_fit()).
+long_csv <- if (length(args)) args[[1L]] else {
+  file.path(here, c("measurements-layers-fit.csv", "measurements-layers-eval-fit.csv"))
+}
+three_csv <- if (length(args) > 1L) args[[2L]] else {
+  file.path(here, c("measurements-layers-three.csv", "measurements-layers-eval-three.csv"))
+}
 gpu_csv <- if (length(args) > 2L) args[[3L]] else {
   file.path(here, "measurements-layers-three-gpu.csv")
 }
@@ -55,15 +61,20 @@ param_alloc <- function(opt) param_host(opt, "alloc_step")
 gc_fig <- function(name, device = "cpu") {
   rules$gc$value[rules$gc$device == device & rules$gc$figure == name]
 }
-layers <- c("batch_norm", "dropout", "layer_norm")
+layers <- c("batch_norm", "dropout", "layer_norm", "batch_norm_eval")
 
 # The runs of a csv as pairs: `p`, the runs `is_run()` picks, and `b`, for each, the run
 # `is_base()` picks of the same widths, batch and optimizer (and the other columns `by` names);
 # with `dparams`, the parameters a run adds, and `hidden`, its widths without the first and the
 # last.
 paired <- function(path, is_base, is_run, by = character(0)) {
-  m <- utils::read.csv(path, stringsAsFactors = FALSE)
-  m$key <- do.call(paste, m[c("widths", "batch", "optimizer", by)])
+  # Several csvs are read as one (their common columns), each run paired within its own file.
+  ms <- lapply(seq_along(path), function(i) {
+    cbind(utils::read.csv(path[[i]], stringsAsFactors = FALSE), file = i)
+  })
+  cols <- Reduce(intersect, lapply(ms, names))
+  m <- do.call(rbind, lapply(ms, `[`, cols))
+  m$key <- do.call(paste, m[c("file", "widths", "batch", "optimizer", by)])
   base <- m[is_base(m), ]
   p <- m[is_run(m), ]
   b <- base[match(p$key, base$key), ]
@@ -122,7 +133,7 @@ host_of <- function(r) r$peak - r$pass_pool - r$persistent_pool
 g_host <- (host_of(gp$p) - host_of(gp$b)) / gp$p$units
 g_pool <- (gp$p$pass_pool - gp$b$pass_pool) / gp$p$units
 cat("device \"gpu\", three steps, per unit and sample (not in the rules, see above):\n")
-for (l in layers) {
+for (l in intersect(layers, gp$p$after)) {
   k <- gp$p$after == l
   cat(sprintf("  %-10s host %8.1f to %7.1f bytes, pass pool %7.1f to %6.1f bytes\n", l,
               min(g_host[k]), max(g_host[k]), min(g_pool[k]), max(g_pool[k])))

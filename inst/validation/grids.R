@@ -185,6 +185,16 @@ grid_layers_fit <- function() {
   rownames(g) <- NULL
   g
 }
+# A batch norm in eval mode (ag_eval(): a frozen batch norm, its running statistics in place of
+# the batch's): the same ten stacks, alone and with it after each hidden layer, measured together.
+grid_layers_eval_fit <- function() {
+  g <- grid_layers_fit()
+  g <- g[g$after == "none", ]
+  g <- g[rep(seq_len(nrow(g)), each = 2L), ]
+  g$after <- rep(c("none", "batch_norm_eval"), length.out = nrow(g))
+  rownames(g) <- NULL
+  g
+}
 # On device "gpu" (three steps, validate.R), the fit grid and four small stacks more, whose
 # host peaks end before R's first collection, where the bytes allocated per step show.
 grid_layers_fit_gpu <- function() {
@@ -222,6 +232,15 @@ grid_layers_holdout <- function() {
               "batch_norm+dropout+layer_norm", "batch_norm+dropout", "layer_norm"),
     stringsAsFactors = FALSE
   )
+}
+
+# Held out for a batch norm in eval mode: four models of the layers' holdout, with a frozen batch
+# norm in place of the batch norm, alone and with dropout.
+grid_layers_eval_holdout <- function() {
+  g <- grid_layers_holdout()[c(1L, 5L, 8L, 11L), ]
+  g$after <- sub("batch_norm", "batch_norm_eval", g$after, fixed = TRUE)
+  rownames(g) <- NULL
+  g
 }
 
 # ---- embeddings (measure-long.R --embed): ag_embedding() first, 100 steps ----
@@ -297,6 +316,22 @@ grid_attention_fit <- function() {
   g <- base[rep(seq_len(nrow(base)), each = 3L), ]
   g$after <- rep(c("none", "attention", "attention"), nrow(base))
   g$heads <- rep(c(1, 1, 4), nrow(base))
+  g$activation <- "relu"
+  g$variant <- "grads"
+  rownames(g) <- NULL
+  g
+}
+# And a wider attention (d_model 512, twice the fit grid's), so that the slices' term, which
+# grows with d_model squared, is told apart from the projections' (d_model per sample): a
+# 64-512-10 stack alone and with an attention of 1 and 2 heads, at batches 64 and 256, with one
+# step more under gctorture() (measurements-attention-wide.csv; validate.R gives its three-step
+# runs and measure-alloc.R its allocations).
+grid_attention_wide <- function() {
+  base <- data.frame(widths = "64-512-10", batch = c(64, 256), optimizer = "adam",
+                     loss = "softmax_cross_entropy", stringsAsFactors = FALSE)
+  g <- base[rep(seq_len(nrow(base)), each = 3L), ]
+  g$after <- rep(c("none", "attention", "attention"), nrow(base))
+  g$heads <- rep(c(1, 1, 2), nrow(base))
   g$activation <- "relu"
   g$variant <- "grads"
   rownames(g) <- NULL

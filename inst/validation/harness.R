@@ -44,10 +44,12 @@ make_matrices <- function(widths, n, loss, embed = 0L) {
 
 # The layers of a dense stack of `widths` for ggmlR (in forward order): an ag_linear() per
 # pair of widths, with `activation` on the hidden ones ("none": none), each hidden one followed
-# by the layers `after` names: "batch_norm" (ag_batch_norm()), "dropout" (ag_dropout(0.3)) and
-# "layer_norm" (ag_layer_norm()) and "attention" (ag_multihead_attention() of `heads` heads,
-# whose sequence is the batch; "attention_dropout" the same with its attention dropout at 0.1). With `embed` (a vocabulary size), an
-# ag_embedding(embed, widths[1]) comes first, so the stack's input is its output.
+# by the layers `after` names: "batch_norm" (ag_batch_norm()), "batch_norm_eval" (the same in
+# eval mode, ag_eval(): its running statistics in place of the batch's), "dropout"
+# (ag_dropout(0.3)), "layer_norm" (ag_layer_norm()) and "attention" (ag_multihead_attention()
+# of `heads` heads, whose sequence is the batch; "attention_dropout", the same with its
+# attention dropout at 0.1). With `embed` (a vocabulary size), an ag_embedding(embed, widths[1])
+# comes first, so the stack's input is its output.
 build_layers <- function(widths, activation, after = character(0), embed = 0L, heads = 1L) {
   n <- length(widths) - 1L
   first <- if (embed > 0L) list(ggmlR::ag_embedding(embed, widths[1L]))
@@ -56,7 +58,9 @@ build_layers <- function(widths, activation, after = character(0), embed = 0L, h
     w <- widths[i + 1L]
     extra <- if (i < n) {
       lapply(after, function(a) {
-        switch(a, batch_norm = ggmlR::ag_batch_norm(w), dropout = ggmlR::ag_dropout(0.3),
+        switch(a, batch_norm = ggmlR::ag_batch_norm(w),
+               batch_norm_eval = ggmlR::ag_eval(ggmlR::ag_batch_norm(w)),
+               dropout = ggmlR::ag_dropout(0.3),
                layer_norm = ggmlR::ag_layer_norm(w),
                attention = ggmlR::ag_multihead_attention(w, heads),
                attention_dropout = ggmlR::ag_multihead_attention(w, heads, dropout = 0.1))
@@ -69,7 +73,7 @@ build_layers <- function(widths, activation, after = character(0), embed = 0L, h
 # The layers of --after: "none" is none; else names joined by "+".
 read_after <- function(after) {
   a <- if (identical(after, "none")) character(0) else strsplit(after, "+", fixed = TRUE)[[1]]
-  stopifnot(all(a %in% c("batch_norm", "dropout", "layer_norm", "attention",
+  stopifnot(all(a %in% c("batch_norm", "batch_norm_eval", "dropout", "layer_norm", "attention",
                          "attention_dropout")))
   a
 }
@@ -79,7 +83,7 @@ read_after <- function(after) {
 count_params <- function(widths, after = character(0), embed = 0L) {
   hidden <- as.double(widths[-c(1L, length(widths))])
   sum(as.double(widths[-length(widths)]) * widths[-1L] + widths[-1L]) +
-    2 * sum(after %in% c("batch_norm", "layer_norm")) * sum(hidden) +
+    2 * sum(after %in% c("batch_norm", "batch_norm_eval", "layer_norm")) * sum(hidden) +
     as.double(embed) * widths[1L] + has_attention(after) * sum(4 * hidden^2 + hidden)
 }
 

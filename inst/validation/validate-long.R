@@ -8,6 +8,7 @@
 #   Rscript inst/validation/validate-long.R --grid=layers_fit --torture=true --measure-only \
 #     --out=measurements-layers-fit.csv                 # batch norm, dropout, layer norm
 #   Rscript inst/validation/validate-long.R --grid=layers_holdout  # their goal, in CI
+#   (and --grid=layers_eval_fit, layers_eval_holdout: a batch norm in eval mode)
 #   Rscript inst/validation/validate-long.R --grid=embed_fit --torture=true --measure-only \
 #     --out=measurements-embed-fit.csv                  # ag_embedding(); --grid=embed_holdout
 #   (and --grid=attention_fit, attention_holdout: ag_multihead_attention(); and
@@ -75,16 +76,19 @@ measure_long <- function(cfg, steps, torture = "false") {
 if (nzchar(opt$from_csv)) {
   m <- utils::read.csv(opt$from_csv, stringsAsFactors = FALSE)
 } else {
-  g <- switch(opt$grid, long_fit = grid_long_fit(), long_holdout = grid_long_holdout(),
-              long_subset = grid_long_subset(), layers_fit = grid_layers_fit(),
-              layers_holdout = grid_layers_holdout(), embed_fit = grid_embed_fit(),
-              embed_holdout = grid_embed_holdout(), attention_fit = grid_attention_fit(),
-              attention_holdout = grid_attention_holdout(),
-              attention_dropout_holdout = grid_attention_dropout_holdout(),
-              attention_dropout_step = grid_attention_dropout_step(),
-              stop("`--grid` must be long_fit, long_holdout, long_subset, layers_fit, ",
-                   "layers_holdout, embed_fit, embed_holdout, attention_fit, attention_holdout, ",
-                   "attention_dropout_holdout or attention_dropout_step", call. = FALSE))
+  grids <- list(long_fit = grid_long_fit, long_holdout = grid_long_holdout,
+                long_subset = grid_long_subset, layers_fit = grid_layers_fit,
+                layers_holdout = grid_layers_holdout, layers_eval_fit = grid_layers_eval_fit,
+                layers_eval_holdout = grid_layers_eval_holdout, embed_fit = grid_embed_fit,
+                embed_holdout = grid_embed_holdout, attention_fit = grid_attention_fit,
+                attention_wide = grid_attention_wide,
+                attention_holdout = grid_attention_holdout,
+                attention_dropout_holdout = grid_attention_dropout_holdout,
+                attention_dropout_step = grid_attention_dropout_step)
+  if (!opt$grid %in% names(grids)) {
+    stop("`--grid` must be one of ", paste(names(grids), collapse = ", "), call. = FALSE)
+  }
+  g <- grids[[opt$grid]]()
   if (nzchar(opt$out) && file.exists(opt$out)) stop("`--out` exists already: ", opt$out)
   rows <- list()
   t0 <- proc.time()[["elapsed"]]

@@ -5,7 +5,8 @@
 #   Rscript inst/validation/validate.R --from-csv=inst/validation/measurements-holdout.csv
 #   Rscript inst/validation/validate.R --grid=layers_fit --measure-only \
 #     --out=measurements-layers-three.csv   # the layers (fit-layers.R), and --grid=layers_fit_gpu;
-#     --grid=layers_holdout judges their three-step figures
+#     --grid=layers_holdout judges their three-step figures; --grid=layers_eval_fit, a batch
+#     norm in eval mode
 #   (--markdown prints the table in Markdown; --measure-only stops after measuring)
 #
 # Each configuration of the grid (grids.R) runs in a fresh R process (measure-one.R). The table
@@ -89,11 +90,14 @@ if (nzchar(opt$from_csv)) {
               subset = grid_subset(), layers_fit = cbind(grid_layers_fit(), device = "cpu"),
               layers_fit_gpu = grid_layers_fit_gpu(),
               layers_holdout = cbind(grid_layers_holdout(), device = "cpu"),
+              layers_eval_fit = cbind(grid_layers_eval_fit(), device = "cpu"),
               embed_fit = cbind(grid_embed_fit(), device = "cpu"),
               embed_three = grid_embed_three(),
               attention_fit = cbind(grid_attention_fit(), device = "cpu"),
-              stop("`--grid` must be fit, holdout, large, subset, layers_fit, layers_fit_gpu ",
-                   "or layers_holdout", call. = FALSE))
+              attention_wide = cbind(grid_attention_wide(), device = "cpu"),
+              stop("`--grid` must be fit, holdout, large, subset, layers_fit, layers_fit_gpu, ",
+                   "layers_holdout, layers_eval_fit, embed_fit, embed_three, attention_fit or ",
+                   "attention_wide", call. = FALSE))
   if (nzchar(opt$out) && file.exists(opt$out)) stop("`--out` exists already: ", opt$out)
   t0 <- proc.time()[["elapsed"]]
   m <- measure_grid(g, opt$out)

@@ -188,11 +188,18 @@ test_that("batch norm, dropout and layer norm are read as one op of their width"
   expect_identical(ag_model_spec(fake_sequential(fake_linear(4, 8), off))$ops[[2]], character(0))
   expect_identical(ag_model_spec(fake_sequential(fake_linear(4, 8), evald))$ops[[2]],
                    character(0))
-  # A batch norm in eval mode is not modelled; a layer norm without gamma reads its width field.
+  # A batch norm in eval mode (frozen) is an op of its own; a layer norm without gamma reads its
+  # width field.
   bn$training <- FALSE
   evaled <- ag_model_spec(fake_sequential(fake_linear(4, 16), bn))
-  expect_match(evaled$uncovered[[1]],
-               "layer 2 \\(batch_norm, batch_norm\\(16\\)\\): it is in eval mode")
+  expect_identical(evaled$uncovered, character(0))
+  expect_identical(evaled$ops[[2]], "batch_norm_eval")
+  expect_identical(evaled$layers$type[[2]], "batch_norm")
+  bn$training <- TRUE
+  trained <- ag_model_spec(fake_sequential(fake_linear(4, 16), bn))
+  expect_identical(trained$ops[[2]], "batch_norm")
+  expect_false(identical(ag_training_memory(evaled, 64, quiet = TRUE)$host_high,
+                         ag_training_memory(trained, 64, quiet = TRUE)$host_high))
   plain <- fake_layer("ag_layer_norm", method = FALSE)
   plain$normalized_shape <- 8L
   spec <- ag_model_spec(fake_sequential(fake_linear(4, 8), plain))
@@ -332,12 +339,12 @@ test_that("real ggmlR models read as their fakes do", {
     fake_linear(5, 2)
   )
   expect_identical(ag_model_spec(norms), ag_model_spec(fake_norms))
-  # In eval mode the dropout is the identity and the batch norm is not modelled; the layer norm
-  # is the same in both modes.
+  # In eval mode the dropout is the identity and the batch norm is frozen; the layer norm is the
+  # same in both modes.
   g$ag_eval(norms)
   evaled <- ag_model_spec(norms)
-  expect_identical(evaled$ops[2:4], list(character(0), character(0), "layer_norm"))
-  expect_length(evaled$uncovered, 1L)
+  expect_identical(evaled$ops[2:4], list("batch_norm_eval", character(0), "layer_norm"))
+  expect_length(evaled$uncovered, 0L)
   expect_identical(ag_model_spec(others$parameters())$shapes, spec$shapes)
   expect_identical(ag_model_spec(g$ag_linear(3L, 5L))$ops, list(c("matmul", "add")))
 })

@@ -321,11 +321,12 @@ test_that("every figure equals the rule table evaluated in R; peaks are sums, mo
                              sample(c("mse", "cross_entropy", "softmax_cross_entropy"), 1L),
                              stats::runif(1) < 0.8)
       g <- grid[sample.int(nrow(grid), 1L), ]
-      # On the CPU, half the models have batch norm, dropout or layer norm after hidden layers.
+      # On the CPU, half the models have batch norm (in either mode), dropout or layer norm
+      # after hidden layers.
       if (g$device == "cpu" && length(widths) > 2L && stats::runif(1) < 0.5) {
         for (h in seq_len(length(widths) - 2L)) {
-          spec$ops[[h]] <- c(spec$ops[[h]], sample(c("batch_norm", "dropout", "layer_norm"),
-                                                   sample(0:2, 1L)))
+          norms <- c("batch_norm", "batch_norm_eval", "dropout", "layer_norm")
+          spec$ops[[h]] <- c(spec$ops[[h]], sample(norms, sample(0:2, 1L)))
         }
       }
       # And a third start with an embedding: a table of in x out scalars, and its lookup.
