@@ -25,8 +25,9 @@
 #' every step) and its lookup (`dim` per sample; as the first layer it takes
 #' one token index per sample). `ag_multihead_attention()` as an
 #' `ag_sequential()` calls it (self-attention over the batch as its sequence,
-#' no causal mask) is its projections (`d_model` per sample) and one op per
-#' head, whose scores grow with the square of the sequence; with its attention
+#' no causal mask) is its projections (`d_model` per sample), one op per head,
+#' whose scores grow with the square of the sequence, and with more than one
+#' head their concatenation (`d_model` per sample and head); with its attention
 #' dropout on, one op more per head, the mask on the head's weights (the same
 #' code as `ag_dropout()`, on every pair of the sequence). These were measured
 #' on device `"cpu"` only: on device `"gpu"`, [ag_training_memory()] and the

@@ -186,7 +186,10 @@ read_embedding <- function(layer, i, arg, ...) {
 # outputs, their concatenation, W_o and the bias) and one "attention_head" per head (the head's
 # scores, softmax and weights: one per pair of samples). With its attention dropout on (a rate
 # above 0, in training mode: R/ag_layers.R:750-758), one "attention_dropout" per head more: the
-# mask on the head's weights, one per pair of samples.
+# mask on the head's weights, one per pair of samples. With more than one head, the heads'
+# concatenation (.ag_row_concat(), R/ag_layers.R:818-846): its constant matrices that place each
+# head's rows ("attention_concat", d_model x d_model units, once) and, per head, a block of
+# d_model rows and the sum it goes into ("attention_block", d_model per sample).
 read_attention <- function(layer, i, arg, ...) {
   w <- tensor_dims(layer[["W_q"]], paste0("layer ", i, "'s `W_q`"), arg)
   heads <- layer_width(layer[["n_heads"]], i, arg)
@@ -196,7 +199,8 @@ read_attention <- function(layer, i, arg, ...) {
   list(row = layer_frame("attention", w[[2L]], w[[1L]], inherits(layer[["b_o"]], "ag_tensor"),
                          NA_character_),
        ops = c("attention_slices", "attention", rep("attention_head", heads),
-               if (dropout) rep("attention_dropout", heads)),
+               if (dropout) rep("attention_dropout", heads),
+               if (heads > 1) c("attention_concat", rep("attention_block", heads))),
        tensors = layer_tensors(layer, i, arg))
 }
 

@@ -85,6 +85,8 @@ const agmem_op agmem_ops[] = {
     {"attention_head", AGMEM_OP_PAIRS, NULL},
     {"attention_slices", AGMEM_OP_TABLE, NULL},
     {"attention_dropout", AGMEM_OP_PAIRS, "dropout"},
+    {"attention_concat", AGMEM_OP_TABLE, NULL},
+    {"attention_block", AGMEM_OP_LAYER, NULL},
 };
 const R_xlen_t agmem_n_ops = sizeof agmem_ops / sizeof agmem_ops[0];
 
@@ -95,15 +97,14 @@ const R_xlen_t agmem_n_ops = sizeof agmem_ops / sizeof agmem_ops[0];
    batch sizes 1 to 4096, widths 10 to 2048, 650 to 9 764 992 parameters): the largest of each
    over both. The sequence an attention scores is the batch: its own limit is the largest batch
    of the attention grids (measurements-attention-fit and -holdout.csv, batches 64 to 768); an
-   attention's width, the widest of the fit grid (256: the one held-out run of width 512 went
-   11% past its highest peak). A figure beyond any of these is flagged with a warning
-   (R/estimator-model.R). */
+   attention's width, the widest of its fit grids (512, measurements-attention-wide.csv). A
+   figure beyond any of these is flagged with a warning (R/estimator-model.R). */
 const agmem_limit agmem_validated[] = {
     {"batch_size", 4096},
     {"width", 2048},
     {"params", 10559872},
     {"sequence", 768},
-    {"attention_width", 256},
+    {"attention_width", 512},
 };
 const R_xlen_t agmem_n_validated = sizeof agmem_validated / sizeof agmem_validated[0];
 
@@ -116,7 +117,10 @@ const R_xlen_t agmem_n_validated = sizeof agmem_validated / sizeof agmem_validat
    lookup ("embedding"); "attention" is ag_multihead_attention() (R/ag_layers.R:681-781): its
    projections ("attention"), one "attention_head" per head, the scores of every pair of the
    sequence, which is the batch, and the constant matrices that slice the heads' rows
-   ("attention_slices", a table of d_model x d_model units). */
+   ("attention_slices", a table of d_model x d_model units); with more than one head, the
+   matrices that place the heads' rows in their concatenation ("attention_concat", a table of
+   d_model x d_model units) and one "attention_block" per head, the head's block of d_model rows
+   and the sum it goes into. */
 const char *const agmem_layer_names[] = {"linear", "batch_norm", "dropout", "layer_norm",
                                          "embedding", "attention"};
 const R_xlen_t agmem_n_layers = sizeof agmem_layer_names / sizeof agmem_layer_names[0];
@@ -340,23 +344,35 @@ const agmem_unit_rule agmem_unit_rules[] = {
      "ag_embedding()'s table, over the parameter rules, the three-step peak once R collects; "
      "allocated per step: the dense dim x vocab gradient its backward builds every step "
      "(R/ag_layers.R:553), 8 B a scalar in the source", 7.27},
-    {"attention", CPU, AGMEM_ACTIVATIONS, HOST, 210.22, MEASURED,
-     "issue #16 measurement (attention's fit grid, fit-layers.R): per unit of d_model and "
-     "sample of ag_multihead_attention()'s projections, the three-step peak once R collects; "
-     "allocated per step (Rprofmem(), measure-alloc.R): Q, K and V, each head's slices of "
-     "them and its output, their concatenation, W_o's product and the bias "
-     "(R/ag_layers.R:712-771), and their gradients", 126.44},
-    {"attention_head", CPU, AGMEM_ACTIVATIONS, HOST, 267.24, MEASURED,
-     "issue #16 measurement (attention's fit grid, fit-layers.R): per head and pair of "
+    {"attention", CPU, AGMEM_ACTIVATIONS, HOST, 313.65, MEASURED,
+     "issue #16 measurement (attention's fit grids, d_model 256 and 512, fit-layers.R): per "
+     "unit of d_model and sample of ag_multihead_attention()'s projections, the three-step "
+     "peak once R collects; allocated per step (Rprofmem(), measure-alloc.R): Q, K and V, each "
+     "head's slices of them and its output, W_o's product and the bias "
+     "(R/ag_layers.R:712-771), and their gradients", 241.03},
+    {"attention_head", CPU, AGMEM_ACTIVATIONS, HOST, 238.44, MEASURED,
+     "issue #16 measurement (attention's fit grids, fit-layers.R): per head and pair of "
      "samples, the three-step peak once R collects; allocated per step (Rprofmem()): the "
      "head's scores, their scaling, the transposes around the softmax, the softmax and the "
-     "transpose the weighted sum reads (R/ag_layers.R:735-763), and their gradients", 203.20},
-    {"attention_slices", CPU, AGMEM_STEP_TRANSIENTS, HOST, 454.88, MEASURED,
-     "issue #16 measurement (attention's fit grid, fit-layers.R): per d_model x d_model unit "
-     "of an attention, once a step, the three-step peak once R collects; allocated per step "
-     "(Rprofmem()): the constant d_k x d_model matrices that slice each head's rows of Q, K "
-     "and V (R/ag_layers.R:801-816), 3 d_model^2 doubles, and their transposes in the "
-     "backward", 149.71},
+     "transpose the weighted sum reads (R/ag_layers.R:735-763), and their gradients", 163.64},
+    {"attention_slices", CPU, AGMEM_STEP_TRANSIENTS, HOST, 67.68, MEASURED,
+     "issue #16 measurement (attention's fit grids, fit-layers.R): per d_model x d_model unit "
+     "of an attention, once a step, the three-step peak once R collects (with what the "
+     "attention's 4 d_model^2 parameters cost over the parameter rules, which only a d_model^2 "
+     "term can tell); allocated per step (Rprofmem()): the constant d_k x d_model matrices "
+     "that slice each head's rows of Q, K and V (R/ag_layers.R:801-816), 3 d_model^2 doubles, "
+     "and their transposes in the backward", 50.89},
+    {"attention_concat", CPU, AGMEM_STEP_TRANSIENTS, HOST, 0.30, MEASURED,
+     "issue #16 measurement (attention's fit grids, fit-layers.R): per d_model x d_model unit "
+     "of an attention of more than one head, once a step, the three-step peak once R "
+     "collects; allocated per step (Rprofmem()): the constant matrices that place each head's "
+     "d_k rows in the d_model rows of their concatenation (.ag_row_concat(), "
+     "R/ag_layers.R:818-846), d_model^2 doubles, and their transposes in the backward", 5.31},
+    {"attention_block", CPU, AGMEM_ACTIVATIONS, HOST, 107.41, MEASURED,
+     "issue #16 measurement (attention's fit grids, fit-layers.R): per head, unit of d_model "
+     "and sample of an attention of more than one head, the three-step peak once R collects; "
+     "allocated per step (Rprofmem()): the head's block of d_model rows in the concatenation "
+     "and the sum it goes into (R/ag_layers.R:836-843), and their gradients", 57.32},
 
     /* ---- device "gpu": f32 in the device's pass pool ---- */
     {"input", GPU, AGMEM_ACTIVATIONS, DEVICE, 4, MEASURED,
@@ -594,21 +610,31 @@ const agmem_live_rule agmem_live_rules[] = {
     {CPU, SGD_PLAIN, "embedding_table", 0,
      "issue #16 measurement (embedding's fit grid, fit-layers.R): the same without momentum "
      "(-0.23 fitted, written 0); retained: -11.13", -11.13, 0},
-    {CPU, ANY, "attention", 183.26,
-     "issue #16 measurement (attention's fit grid, fit-layers.R): per unit of d_model and "
-     "sample of ag_multihead_attention()'s projections, the step's largest live heap, taken "
-     "for the live bytes too (the grid's smaller runs end before a full collection); "
-     "retained by the allocator: 27.69", 27.69, 183.26},
-    {CPU, ANY, "attention_head", 213.58,
-     "issue #16 measurement (attention's fit grid, fit-layers.R): per head and pair of "
+    {CPU, ANY, "attention", 244.87,
+     "issue #16 measurement (attention's fit grids, d_model 256 and 512, fit-layers.R): per "
+     "unit of d_model and sample of ag_multihead_attention()'s projections, the step's largest "
+     "live heap, taken for the live bytes too (the grid's smaller runs end before a full "
+     "collection); retained by the allocator: 174.29", 174.29, 244.87},
+    {CPU, ANY, "attention_head", 192.78,
+     "issue #16 measurement (attention's fit grids, fit-layers.R): per head and pair of "
      "samples, the step's largest live heap (the scores and the softmax the tape keeps, and "
-     "their gradients), taken for the live bytes too; retained by the allocator: 15.64",
-     15.64, 213.58},
-    {CPU, ANY, "attention_slices", 44.59,
-     "issue #16 measurement (attention's fit grid, fit-layers.R): per d_model x d_model unit "
-     "of an attention, the step's largest live heap (the heads' slice matrices and their "
-     "transposes on the tape), taken for the live bytes too; retained by the allocator: "
-     "-44.41", -44.41, 44.59},
+     "their gradients), taken for the live bytes too; retained by the allocator: -25.98",
+     -25.98, 192.78},
+    {CPU, ANY, "attention_slices", 0,
+     "issue #16 measurement (attention's fit grids, fit-layers.R): per d_model x d_model unit "
+     "of an attention, the step's largest live heap: fitted -6.88 (the slice matrices less "
+     "what the parameter rules count over the attention's own parameters), written 0; taken "
+     "for the live bytes too; retained by the allocator: -81.86", -81.86, 0},
+    {CPU, ANY, "attention_concat", 15.28,
+     "issue #16 measurement (attention's fit grids, fit-layers.R): per d_model x d_model unit "
+     "of an attention of more than one head, the step's largest live heap (the matrices that "
+     "place the heads' rows, on the tape), taken for the live bytes too; retained by the "
+     "allocator: 21.38", 21.38, 15.28},
+    {CPU, ANY, "attention_block", 29.27,
+     "issue #16 measurement (attention's fit grids, fit-layers.R): per head, unit of d_model "
+     "and sample of an attention of more than one head, the step's largest live heap (the "
+     "head's block and its sum on the tape), taken for the live bytes too; retained by the "
+     "allocator: 43.21", 43.21, 29.27},
 };
 const R_xlen_t agmem_n_live_rules = sizeof agmem_live_rules / sizeof agmem_live_rules[0];
 

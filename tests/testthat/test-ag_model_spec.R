@@ -120,12 +120,20 @@ test_that("an attention is read as its projections and one op per head", {
                                         fake_linear(16, 2)))
   expect_identical(spec$uncovered, character(0))
   expect_identical(spec$layers$type, c("linear", "attention", "linear"))
-  expect_identical(spec$ops[[2]], c("attention_slices", "attention", rep("attention_head", 4)))
+  concat <- c("attention_concat", rep("attention_block", 4))
+  expect_identical(spec$ops[[2]], c("attention_slices", "attention", rep("attention_head", 4),
+                                    concat))
   expect_identical(sum(vapply(spec$shapes, prod, 0)), 8 * 16 + 16 + 4 * 16 * 16 + 16 + 16 * 2 + 2)
   flat <- agmem:::spec_ops(spec)
   expect_identical(flat$units[flat$ops == "attention"], 16)
   expect_identical(flat$units[flat$ops == "attention_head"], rep(1, 4))
   expect_identical(flat$units[flat$ops == "attention_slices"], 256)
+  # With more than one head, their concatenation: d_model x d_model constant units, and a block
+  # of d_model per sample for each head; one head is its own output.
+  expect_identical(flat$units[flat$ops == "attention_concat"], 256)
+  expect_identical(flat$units[flat$ops == "attention_block"], rep(16, 4))
+  one <- ag_model_spec(attn_layer(16, 1))
+  expect_identical(one$ops[[1]], c("attention_slices", "attention", "attention_head"))
   expect_match(format(spec), "attention_slices, attention, attention_head x4", all = FALSE)
   # The heads' scores grow with the square of the batch, its sequence.
   high <- function(b) suppressWarnings(ag_training_memory(spec, b, quiet = TRUE))$host_high
@@ -135,16 +143,18 @@ test_that("an attention is read as its projections and one op per head", {
                  "attention sequence \\(the batch size\\) 1 024 \\(validated up to 768\\)",
                  class = "agmem_warning_range")
   expect_silent(ag_training_memory(ag_dense_stack(c(8, 16, 2)), 1024, quiet = TRUE))
-  wide <- ag_model_spec(fake_sequential(fake_linear(8, 512), attn_layer(512, 8)))
+  expect_silent(ag_training_memory(ag_model_spec(attn_layer(512, 8)), 64, quiet = TRUE))
+  wide <- ag_model_spec(fake_sequential(fake_linear(8, 1024), attn_layer(1024, 8)))
   expect_warning(ag_training_memory(wide, 64, quiet = TRUE),
-                 "attention width 512 \\(validated up to 256\\)", class = "agmem_warning_range")
+                 "attention width 1 024 \\(validated up to 512\\)",
+                 class = "agmem_warning_range")
   # Its attention dropout is a mask on each head's weights, one more op per head; eval mode and
   # a rate of 0 turn it off.
   dropped <- attn_layer(16, 4, dropout = 0.1)
   both <- ag_model_spec(dropped)
   expect_identical(both$uncovered, character(0))
   expect_identical(both$ops[[1]], c("attention_slices", "attention", rep("attention_head", 4),
-                                    rep("attention_dropout", 4)))
+                                    rep("attention_dropout", 4), concat))
   expect_identical(agmem:::spec_ops(both)$units[both$ops[[1]] == "attention_dropout"], rep(1, 4))
   expect_match(format(both), "attention_head x4, attention_dropout x4", all = FALSE)
   # Per pair of samples, as much as a dropout layer of that many units.

@@ -340,7 +340,8 @@ test_that("every figure equals the rule table evaluated in R; peaks are sums, mo
         heads <- sample(4L, 1L)
         spec$ops[[h]] <- c(spec$ops[[h]], "attention_slices", "attention",
                            rep("attention_head", heads),
-                           if (stats::runif(1) < 0.5) rep("attention_dropout", heads))
+                           if (stats::runif(1) < 0.5) rep("attention_dropout", heads),
+                           if (heads > 1) c("attention_concat", rep("attention_block", heads)))
       }
       batches <- sort(sample.int(if (stats::runif(1) < 0.5) 4096L else .Machine$integer.max, 5L))
       steps <- sample(c(1, 3, 4, 100, 1e4), 1L)
