@@ -310,12 +310,17 @@ grid_embed_three <- function() {
 # (64-128-128-1, sgd, attention of 2 and 8 heads) was begun too, but a step under gctorture()
 # with 8 heads took over 4 minutes at batch 64 (R collects before each of the softmax's
 # allocations): it is in the holdout instead, without gctorture().
-grid_attention_fit <- function() {
-  base <- data.frame(widths = "128-256-10", batch = c(64, 256, 512), optimizer = "adam",
+grid_attention_fit <- function() attention_pairs("128-256-10", c(64, 256, 512), c(1, 4))
+
+# A stack of `widths` at each of `batches`, alone and with an attention after its hidden layer
+# of each head count of `heads` (Adam, softmax cross-entropy, relu).
+attention_pairs <- function(widths, batches, heads) {
+  base <- data.frame(widths = widths, batch = batches, optimizer = "adam",
                      loss = "softmax_cross_entropy", stringsAsFactors = FALSE)
-  g <- base[rep(seq_len(nrow(base)), each = 3L), ]
-  g$after <- rep(c("none", "attention", "attention"), nrow(base))
-  g$heads <- rep(c(1, 1, 4), nrow(base))
+  per <- 1L + length(heads)
+  g <- base[rep(seq_len(nrow(base)), each = per), ]
+  g$after <- rep(c("none", rep("attention", length(heads))), nrow(base))
+  g$heads <- rep(c(1, heads), nrow(base))
   g$activation <- "relu"
   g$variant <- "grads"
   rownames(g) <- NULL
@@ -326,17 +331,7 @@ grid_attention_fit <- function() {
 # 64-512-10 stack alone and with an attention of 1 and 2 heads, at batches 64 and 256, with one
 # step more under gctorture() (measurements-attention-wide.csv; validate.R gives its three-step
 # runs and measure-alloc.R its allocations).
-grid_attention_wide <- function() {
-  base <- data.frame(widths = "64-512-10", batch = c(64, 256), optimizer = "adam",
-                     loss = "softmax_cross_entropy", stringsAsFactors = FALSE)
-  g <- base[rep(seq_len(nrow(base)), each = 3L), ]
-  g$after <- rep(c("none", "attention", "attention"), nrow(base))
-  g$heads <- rep(c(1, 1, 2), nrow(base))
-  g$activation <- "relu"
-  g$variant <- "grads"
-  rownames(g) <- NULL
-  g
-}
+grid_attention_wide <- function() attention_pairs("64-512-10", c(64, 256), c(1, 2))
 # Held out: other stacks, head counts, batches and optimizers, attention alone and with layer
 # norm (a transformer block's pair), and the second stack above.
 grid_attention_holdout <- function() {
@@ -363,20 +358,16 @@ grid_attention_holdout <- function() {
 # samples and head, against ag_dropout()'s `step_max` (fit-layers.R).
 grid_attention_dropout_step <- function() {
   data.frame(widths = "128-256-10", batch = rep(c(256, 512), each = 4L), optimizer = "adam",
-                  loss = "softmax_cross_entropy",
-                  after = rep(c("attention", "attention_dropout"), 4L),
-                  heads = rep(c(1, 1, 4, 4), 2L), activation = "relu", variant = "grads",
-                  stringsAsFactors = FALSE)
+             loss = "softmax_cross_entropy", after = rep(c("attention", "attention_dropout"), 4L),
+             heads = rep(c(1, 1, 4, 4), 2L), activation = "relu", variant = "grads",
+             stringsAsFactors = FALSE)
 }
 grid_attention_dropout_holdout <- function() {
-  data.frame(widths = c("128-256-10", "128-256-10", "96-192-192-4", "64-256-2", "64-128-128-1",
-                        "512-128-10"),
-             batch = c(256, 512, 384, 192, 256, 768),
-             optimizer = c("adam", "adam", "adam", "adam", "sgd", "sgd"),
-             loss = c("softmax_cross_entropy", "softmax_cross_entropy", "mse", "mse", "mse",
-                      "softmax_cross_entropy"),
-             after = c("attention_dropout", "attention_dropout", "attention_dropout+layer_norm",
-                       "layer_norm+attention_dropout", "attention_dropout", "attention_dropout"),
-             heads = c(4, 1, 3, 4, 8, 2), activation = "relu", variant = "grads",
-             stringsAsFactors = FALSE)
+  fit <- grid_attention_fit()
+  fit <- fit[fit$after == "attention", ]
+  g <- rbind(fit[fit$batch == 256 & fit$heads == 4, ], fit[fit$batch == 512 & fit$heads == 1, ],
+             grid_attention_holdout()[c(2L, 4L, 5L, 3L), names(fit)])
+  g$after <- sub("attention", "attention_dropout", g$after, fixed = TRUE)
+  rownames(g) <- NULL
+  g
 }
