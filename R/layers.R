@@ -139,7 +139,7 @@ read_norm <- function(layer, i, arg, op, ...) {
   width <- if (inherits(gamma, "ag_tensor")) {
     prod(tensor_dims(gamma, paste0("layer ", i, "'s `gamma`"), arg))
   } else {
-    layer_width(layer[[if (op == "batch_norm") "num_features" else "normalized_shape"]], i, arg)
+    layer_width(layer[[if (type == "batch_norm") "num_features" else "normalized_shape"]], i, arg)
   }
   list(row = layer_frame(type, width, width, NA, NA_character_), ops = op, tensors = tensors)
 }
@@ -183,7 +183,7 @@ read_embedding <- function(layer, i, arg, ...) {
 # batch, without a causal mask. Its width is d_model (the rows of W_q); its ops are the
 # constant matrices that slice the heads' rows ("attention_slices", d_model x d_model units,
 # once), its projections ("attention", d_model per sample: Q, K, V, the heads' slices and
-# outputs, their concatenation, W_o and the bias) and one "attention_head" per head (the head's
+# outputs, W_o and the bias) and one "attention_head" per head (the head's
 # scores, softmax and weights: one per pair of samples). With its attention dropout on (a rate
 # above 0, in training mode: R/ag_layers.R:750-758), one "attention_dropout" per head more: the
 # mask on the head's weights, one per pair of samples. With more than one head, the heads'

@@ -210,6 +210,13 @@ test_that("batch norm, dropout and layer norm are read as one op of their width"
   expect_identical(trained$ops[[2]], "batch_norm")
   expect_false(identical(ag_training_memory(evaled, 64, quiet = TRUE)$host_high,
                          ag_training_memory(trained, 64, quiet = TRUE)$host_high))
+  # Without gamma it reads its width from num_features, in either mode.
+  bare <- fake_layer("ag_batch_norm", method = FALSE)
+  bare$num_features <- 12L
+  bare$training <- FALSE
+  frozen <- ag_model_spec(fake_sequential(fake_linear(4, 12), bare))
+  expect_identical(frozen$ops[[2]], "batch_norm_eval")
+  expect_identical(frozen$layers$units[[2]], 12)
   plain <- fake_layer("ag_layer_norm", method = FALSE)
   plain$normalized_shape <- 8L
   spec <- ag_model_spec(fake_sequential(fake_linear(4, 8), plain))
