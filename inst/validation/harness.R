@@ -48,8 +48,10 @@ make_matrices <- function(widths, n, loss, embed = 0L) {
 # eval mode, ag_eval(): its running statistics in place of the batch's), "dropout"
 # (ag_dropout(0.3)), "layer_norm" (ag_layer_norm()) and "attention" (ag_multihead_attention()
 # of `heads` heads, whose sequence is the batch; "attention_dropout", the same with its
-# attention dropout at 0.1). With `embed` (a vocabulary size), an ag_embedding(embed, widths[1])
-# comes first, so the stack's input is its output.
+# attention dropout at 0.1; "attention_causal", the same called with causal_mask = TRUE by a
+# module of its own, as a GPT-style block calls it: ag_sequential() never does, and agmem does
+# not model it). With `embed` (a vocabulary size), an ag_embedding(embed, widths[1]) comes
+# first, so the stack's input is its output.
 build_layers <- function(widths, activation, after = character(0), embed = 0L, heads = 1L) {
   n <- length(widths) - 1L
   first <- if (embed > 0L) list(ggmlR::ag_embedding(embed, widths[1L]))
@@ -63,18 +65,27 @@ build_layers <- function(widths, activation, after = character(0), embed = 0L, h
                dropout = ggmlR::ag_dropout(0.3),
                layer_norm = ggmlR::ag_layer_norm(w),
                attention = ggmlR::ag_multihead_attention(w, heads),
-               attention_dropout = ggmlR::ag_multihead_attention(w, heads, dropout = 0.1))
+               attention_dropout = ggmlR::ag_multihead_attention(w, heads, dropout = 0.1),
+               attention_causal = causal_module(ggmlR::ag_multihead_attention(w, heads)))
       })
     }
     c(list(ggmlR::ag_linear(widths[i], w, activation = act)), extra)
   })))
 }
 
+# A module of its own that calls the attention `attn` with a causal mask.
+causal_module <- function(attn) {
+  module <- new.env(parent = emptyenv())
+  module$forward <- function(x) attn$forward(x, causal_mask = TRUE)
+  module$parameters <- function() attn$parameters()
+  module
+}
+
 # The layers of --after: "none" is none; else names joined by "+".
 read_after <- function(after) {
   a <- if (identical(after, "none")) character(0) else strsplit(after, "+", fixed = TRUE)[[1]]
   stopifnot(all(a %in% c("batch_norm", "batch_norm_eval", "dropout", "layer_norm", "attention",
-                         "attention_dropout")))
+                         "attention_dropout", "attention_causal")))
   a
 }
 
@@ -87,8 +98,10 @@ count_params <- function(widths, after = character(0), embed = 0L) {
     as.double(embed) * widths[1L] + has_attention(after) * sum(4 * hidden^2 + hidden)
 }
 
-# Whether the layers of --after have an attention (with its dropout or without).
-has_attention <- function(after) any(after %in% c("attention", "attention_dropout"))
+# Whether the layers of --after have an attention (with its dropout, its causal mask, or neither).
+has_attention <- function(after) {
+  any(after %in% c("attention", "attention_dropout", "attention_causal"))
+}
 
 # The widths of the tiny model a measuring script warms ggmlR up on, of the same depth: hidden
 # width 3, or two per head with attention after it.
@@ -121,7 +134,7 @@ run_label <- function(widths, after = "none", embed = 0, heads = 1) {
 # --after as the tables show it: an attention (with its dropout or without) with its heads,
 # "attention(4)+layer_norm".
 after_label <- function(after, heads) {
-  sub("(attention(_dropout)?)", paste0("\\1(", heads, ")"), after)
+  sub("(attention(_dropout|_causal)?)", paste0("\\1(", heads, ")"), after)
 }
 
 # The bytes of a data set of `samples` samples for a model of `widths` ("-"-joined text) held in
