@@ -225,8 +225,11 @@ print(round(efit3, 2))
 # head counts, widths and batches separate them, fitted by least squares through the origin.
 a_ops <- c(lin = "attention", pairs = "attention_head", square = "attention_slices",
            concat = "attention_concat", blocks = "attention_block")
-attn_pairs <- function(path) {
-  got <- paired(path, function(m) m$after == "none", function(m) m$after == "attention")
+# The pairs of an attention's runs (by default, each with its stack alone), with the units of
+# each term of a_ops.
+attn_pairs <- function(path, is_base = function(m) m$after == "none",
+                       is_run = function(m) m$after == "attention", by = character(0)) {
+  got <- paired(path, is_base, is_run, by)
   h <- got$p$hidden
   multi <- got$p$heads > 1
   got$p$lin <- vapply(h, sum, 0) * got$p$batch
@@ -306,7 +309,6 @@ cat(if (any(e_off)) "the embedding's rows differ from src/rules.c\n" else
   "src/rules.c holds the embedding's figures\n")
 
 # The table agmem was built with, in the same order.
-unit <- rules$unit[rules$unit$device == "cpu", ]
 table_fig <- rbind(
   step_max = vapply(layers, function(l) sum(live$step_max[live$op %in% l]), 0),
   bytes = vapply(layers, function(l) sum(live$bytes[live$op %in% l]), 0),
@@ -328,15 +330,13 @@ if (any(off)) print(table_fig)
 # --steps=5 --torture=true) and the bytes allocated in a step (measurements-attention-dropout-
 # alloc.csv: measure-alloc.R), per head and pair, against dropout's step_max and alloc_step.
 drop_pairs <- function(path) {
-  got <- paired(path, function(m) m$after == "attention",
-                function(m) m$after == "attention_dropout", by = "heads")
-  got$pairs <- got$p$heads * got$p$batch^2 * lengths(got$p$hidden)
-  got
+  attn_pairs(path, function(m) m$after == "attention", function(m) m$after == "attention_dropout",
+             by = "heads")
 }
 ds <- drop_pairs(file.path(here, "measurements-attention-dropout-step.csv"))
 da <- drop_pairs(file.path(here, "measurements-attention-dropout-alloc.csv"))
-d_step <- ((ds$p$live_step_max - ds$p$heap0) - (ds$b$live_step_max - ds$b$heap0)) / ds$pairs
-d_alloc <- (da$p$alloc - da$b$alloc) / da$pairs
+d_step <- ((ds$p$live_step_max - ds$p$heap0) - (ds$b$live_step_max - ds$b$heap0)) / ds$p$pairs
+d_alloc <- (da$p$alloc - da$b$alloc) / da$p$pairs
 d_rule <- c(step_max = live$step_max[live$op %in% "dropout"],
             alloc_step = unit$alloc_step[unit$op == "dropout"])
 cat(sprintf(paste0("\nattention dropout, per head and pair of samples (%d pairs each): the step's ",

@@ -42,33 +42,35 @@ make_matrices <- function(widths, n, loss, embed = 0L) {
   list(x = x, y = y)
 }
 
+# The layers --after may name, each a function of the width w of the hidden layer it follows
+# and the attention's heads: "batch_norm" (ag_batch_norm()), "batch_norm_eval" (the same in eval
+# mode, ag_eval(): its running statistics in place of the batch's), "dropout" (ag_dropout(0.3)),
+# "layer_norm" (ag_layer_norm()) and "attention" (ag_multihead_attention() of `heads` heads,
+# whose sequence is the batch; "attention_dropout", the same with its attention dropout at 0.1;
+# "attention_causal", the same called with causal_mask = TRUE by a module of its own, as a
+# GPT-style block calls it: ag_sequential() never does, and agmem does not model it). Every
+# attention's name begins with "attention".
+after_layers <- list(
+  batch_norm = function(w, heads) ggmlR::ag_batch_norm(w),
+  batch_norm_eval = function(w, heads) ggmlR::ag_eval(ggmlR::ag_batch_norm(w)),
+  dropout = function(w, heads) ggmlR::ag_dropout(0.3),
+  layer_norm = function(w, heads) ggmlR::ag_layer_norm(w),
+  attention = function(w, heads) ggmlR::ag_multihead_attention(w, heads),
+  attention_dropout = function(w, heads) ggmlR::ag_multihead_attention(w, heads, dropout = 0.1),
+  attention_causal = function(w, heads) causal_module(ggmlR::ag_multihead_attention(w, heads))
+)
+
 # The layers of a dense stack of `widths` for ggmlR (in forward order): an ag_linear() per
 # pair of widths, with `activation` on the hidden ones ("none": none), each hidden one followed
-# by the layers `after` names: "batch_norm" (ag_batch_norm()), "batch_norm_eval" (the same in
-# eval mode, ag_eval(): its running statistics in place of the batch's), "dropout"
-# (ag_dropout(0.3)), "layer_norm" (ag_layer_norm()) and "attention" (ag_multihead_attention()
-# of `heads` heads, whose sequence is the batch; "attention_dropout", the same with its
-# attention dropout at 0.1; "attention_causal", the same called with causal_mask = TRUE by a
-# module of its own, as a GPT-style block calls it: ag_sequential() never does, and agmem does
-# not model it). With `embed` (a vocabulary size), an ag_embedding(embed, widths[1]) comes
-# first, so the stack's input is its output.
+# by the layers of after_layers that `after` names. With `embed` (a vocabulary size), an
+# ag_embedding(embed, widths[1]) comes first, so the stack's input is its output.
 build_layers <- function(widths, activation, after = character(0), embed = 0L, heads = 1L) {
   n <- length(widths) - 1L
   first <- if (embed > 0L) list(ggmlR::ag_embedding(embed, widths[1L]))
   do.call(c, c(list(first), lapply(seq_len(n), function(i) {
     act <- if (i < n && activation != "none") activation else NULL
     w <- widths[i + 1L]
-    extra <- if (i < n) {
-      lapply(after, function(a) {
-        switch(a, batch_norm = ggmlR::ag_batch_norm(w),
-               batch_norm_eval = ggmlR::ag_eval(ggmlR::ag_batch_norm(w)),
-               dropout = ggmlR::ag_dropout(0.3),
-               layer_norm = ggmlR::ag_layer_norm(w),
-               attention = ggmlR::ag_multihead_attention(w, heads),
-               attention_dropout = ggmlR::ag_multihead_attention(w, heads, dropout = 0.1),
-               attention_causal = causal_module(ggmlR::ag_multihead_attention(w, heads)))
-      })
-    }
+    extra <- if (i < n) lapply(after, function(a) after_layers[[a]](w, heads))
     c(list(ggmlR::ag_linear(widths[i], w, activation = act)), extra)
   })))
 }
@@ -81,11 +83,10 @@ causal_module <- function(attn) {
   module
 }
 
-# The layers of --after: "none" is none; else names joined by "+".
+# The layers of --after: "none" is none; else names of after_layers joined by "+".
 read_after <- function(after) {
   a <- if (identical(after, "none")) character(0) else strsplit(after, "+", fixed = TRUE)[[1]]
-  stopifnot(all(a %in% c("batch_norm", "batch_norm_eval", "dropout", "layer_norm", "attention",
-                         "attention_dropout", "attention_causal")))
+  stopifnot(all(a %in% names(after_layers)))
   a
 }
 
@@ -99,9 +100,7 @@ count_params <- function(widths, after = character(0), embed = 0L) {
 }
 
 # Whether the layers of --after have an attention (with its dropout, its causal mask, or neither).
-has_attention <- function(after) {
-  any(after %in% c("attention", "attention_dropout", "attention_causal"))
-}
+has_attention <- function(after) any(startsWith(after, "attention"))
 
 # The widths of the tiny model a measuring script warms ggmlR up on, of the same depth: hidden
 # width 3, or two per head with attention after it.
@@ -131,10 +130,10 @@ run_label <- function(widths, after = "none", embed = 0, heads = 1) {
   if (embed > 0) paste0("embedding(", embed, ") ", label) else label
 }
 
-# --after as the tables show it: an attention (with its dropout or without) with its heads,
+# --after as the tables show it: an attention (of any kind) with its heads,
 # "attention(4)+layer_norm".
 after_label <- function(after, heads) {
-  sub("(attention(_dropout|_causal)?)", paste0("\\1(", heads, ")"), after)
+  sub("(attention[a-z_]*)", paste0("\\1(", heads, ")"), after)
 }
 
 # The bytes of a data set of `samples` samples for a model of `widths` ("-"-joined text) held in
