@@ -6,7 +6,9 @@
 #' field, and recognised by their classes.
 #'
 #' @param x A ggmlR model: an `ag_sequential()` (nested ones are read through),
-#'   a single layer such as an `ag_linear()`, or a list of `ag_param()`
+#'   a single layer such as an `ag_linear()`, a list of layers in forward order
+#'   (a module of your own described by its layers, an attention it calls with a
+#'   causal mask as [ag_causal_attention()]), or a list of `ag_param()`
 #'   tensors (such as `model$parameters()`). An `"ag_model_spec"` (from
 #'   [ag_dense_stack()] or from this function) is returned as it is.
 #' @param loss The loss the model is trained with: `"mse"`,
@@ -29,7 +31,10 @@
 #' whose scores grow with the square of the sequence, and with more than one
 #' head their concatenation (`d_model` per sample and head); with its attention
 #' dropout on, one op more per head, the mask on the head's weights (the same
-#' code as `ag_dropout()`, on every pair of the sequence). These were measured
+#' code as `ag_dropout()`, on every pair of the sequence); called with
+#' `causal_mask = TRUE` by a module of your own and described by
+#' [ag_causal_attention()], one op more per head, the mask added to the head's
+#' scores (on every pair of the sequence). These were measured
 #' on device `"cpu"` only: on device `"gpu"`, [ag_training_memory()] and the
 #' planners list them as not modelled. A dropout of rate 0 or in eval mode
 #' returns its input and costs nothing.
@@ -210,7 +215,8 @@ module_hint <- function() {
   paste0(
     "; it is a module of your own, whose forward() agmem cannot read: if it applies ggmlR ",
     "layers one after the other, describe it by those layers in order, ",
-    "ag_model_spec(list(<layer 1>, <layer 2>, ...))"
+    "ag_model_spec(list(<layer 1>, <layer 2>, ...)), an attention it calls with ",
+    "causal_mask = TRUE as ag_causal_attention(<attention>)"
   )
 }
 

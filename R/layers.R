@@ -17,7 +17,8 @@ layer_readers <- list(
                     read = function(...) read_norm(..., op = "layer_norm")),
   embedding = list(is = function(x) inherits(x, "ag_embedding"),
                    read = function(...) read_embedding(...)),
-  attention = list(is = function(x) inherits(x, "ag_multihead_attention"),
+  attention = list(is = function(x) inherits(x, c("ag_multihead_attention",
+                                                  "ag_causal_attention")),
                    read = function(...) read_attention(...))
 )
 
@@ -69,9 +70,9 @@ flatten_layers <- function(x, arg, what, depth = 0L) {
 }
 
 # Whether x looks like a ggmlR layer: an ag_linear(), an object of class "ag_layer" (every layer
-# of R/ag_layers.R), an ag_sequential, or an environment or a list with a forward() method.
+# of R/ag_layers.R), an ag_sequential, an attention described by ag_causal_attention(), or an environment or a list with a forward() method.
 is_layer <- function(x) {
-  inherits(x, c("ag_layer", "ag_sequential")) ||
+  inherits(x, c("ag_layer", "ag_sequential", "ag_causal_attention")) ||
     ((is.environment(x) || (is.list(x) && !is.data.frame(x))) && !inherits(x, "ag_tensor") &&
       is.function(x[["forward"]]))
 }
@@ -189,8 +190,15 @@ read_embedding <- function(layer, i, arg, ...) {
 # mask on the head's weights, one per pair of samples. With more than one head, the heads'
 # concatenation (.ag_row_concat(), R/ag_layers.R:818-846): its constant matrices that place each
 # head's rows ("attention_concat", d_model x d_model units, once) and, per head, a block of
-# d_model rows and the sum it goes into ("attention_block", d_model per sample).
+# d_model rows and the sum it goes into ("attention_block", d_model per sample). An attention
+# described by ag_causal_attention() is called with causal_mask = TRUE: one "attention_causal"
+# per head more, the mask added to the head's scores (.ag_causal_mask(), R/ag_layers.R:860-870),
+# one per pair of samples.
 read_attention <- function(layer, i, arg, ...) {
+  causal <- inherits(layer, "ag_causal_attention")
+  if (causal) {
+    layer <- layer[["attention"]]
+  }
   w <- tensor_dims(layer[["W_q"]], paste0("layer ", i, "'s `W_q`"), arg)
   heads <- layer_width(layer[["n_heads"]], i, arg)
   rate <- layer[["dropout"]]
@@ -199,6 +207,7 @@ read_attention <- function(layer, i, arg, ...) {
   list(row = layer_frame("attention", w[[2L]], w[[1L]], inherits(layer[["b_o"]], "ag_tensor"),
                          NA_character_),
        ops = c("attention_slices", "attention", rep("attention_head", heads),
+               if (causal) rep("attention_causal", heads),
                if (dropout) rep("attention_dropout", heads),
                if (heads > 1) c("attention_concat", rep("attention_block", heads))),
        tensors = layer_tensors(layer, i, arg))

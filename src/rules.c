@@ -87,6 +87,7 @@ const agmem_op agmem_ops[] = {
     {"attention_dropout", AGMEM_OP_PAIRS, "dropout"},
     {"attention_concat", AGMEM_OP_TABLE, NULL},
     {"attention_block", AGMEM_OP_LAYER, NULL},
+    {"attention_causal", AGMEM_OP_PAIRS, NULL},
 };
 const R_xlen_t agmem_n_ops = sizeof agmem_ops / sizeof agmem_ops[0];
 
@@ -120,7 +121,8 @@ const R_xlen_t agmem_n_validated = sizeof agmem_validated / sizeof agmem_validat
    ("attention_slices", a table of d_model x d_model units); with more than one head, the
    matrices that place the heads' rows in their concatenation ("attention_concat", a table of
    d_model x d_model units) and one "attention_block" per head, the head's block of d_model rows
-   and the sum it goes into. */
+   and the sum it goes into; called with causal_mask = TRUE (described by ag_causal_attention()),
+   one "attention_causal" per head, the mask added to the head's scores. */
 const char *const agmem_layer_names[] = {"linear", "batch_norm", "dropout", "layer_norm",
                                          "embedding", "attention"};
 const R_xlen_t agmem_n_layers = sizeof agmem_layer_names / sizeof agmem_layer_names[0];
@@ -373,6 +375,12 @@ const agmem_unit_rule agmem_unit_rules[] = {
      "and sample of an attention of more than one head, the three-step peak once R collects; "
      "allocated per step (Rprofmem()): the head's block of d_model rows in the concatenation "
      "and the sum it goes into (R/ag_layers.R:836-843), and their gradients", 57.32},
+    {"attention_causal", CPU, AGMEM_ACTIVATIONS, HOST, 0, MEASURED,
+     "issue #16 measurement (causal fit grid, fit-layers.R): per head and pair of samples of "
+     "an attention called with causal_mask = TRUE, the three-step peak once R collects: "
+     "fitted -8.43 (R's collections, not the mask, decide those peaks), written 0; allocated "
+     "per step (Rprofmem()): the seq x seq mask and the masked scores (.ag_causal_mask(), "
+     "R/ag_layers.R:860-870), 8 B a pair each", 16.02},
 
     /* ---- device "gpu": f32 in the device's pass pool ---- */
     {"input", GPU, AGMEM_ACTIVATIONS, DEVICE, 4, MEASURED,
@@ -635,6 +643,11 @@ const agmem_live_rule agmem_live_rules[] = {
      "and sample of an attention of more than one head, the step's largest live heap (the "
      "head's block and its sum on the tape), taken for the live bytes too; retained by the "
      "allocator: 43.21", 43.21, 29.27},
+    {CPU, ANY, "attention_causal", 32.01,
+     "issue #16 measurement (causal fit grid, fit-layers.R): per head and pair of samples of "
+     "an attention called with causal_mask = TRUE, the step's largest live heap (the mask and "
+     "the masked scores on the tape, and in the backward the scores' gradient through the "
+     "sum), taken for the live bytes too; retained by the allocator: 9.13", 9.13, 32.01},
 };
 const R_xlen_t agmem_n_live_rules = sizeof agmem_live_rules / sizeof agmem_live_rules[0];
 

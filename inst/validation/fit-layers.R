@@ -1,6 +1,7 @@
 # fit-layers.R: the figures of src/rules.c for ag_batch_norm() (in training and in eval mode),
 # ag_dropout() and ag_layer_norm(), fitted on the layers' fit grids (grids.R, grid_layers_fit()
-# and grid_layers_eval_fit()).
+# and grid_layers_eval_fit()); then ag_embedding(), ag_multihead_attention() and its causal mask
+# on theirs (each section below says which).
 #
 #   Rscript inst/validation/fit-layers.R [measurements-layers-fit.csv] \
 #     [measurements-layers-three.csv] [measurements-layers-three-gpu.csv]
@@ -346,3 +347,48 @@ cat(sprintf(paste0("\nattention dropout, per head and pair of samples (%d pairs 
 d_off <- c(abs(d_step / d_rule[["step_max"]] - 1), abs(d_alloc / d_rule[["alloc_step"]] - 1))
 cat(if (max(d_off) > 0.1) "the attention's dropout is more than 10% from dropout's rules\n" else
   sprintf("dropout's rules hold for the attention's dropout (within %.1f%%)\n", 100 * max(d_off)))
+
+# ---- the causal mask: one op per head, on the pairs of the sequence ----
+# An attention called with causal_mask = TRUE adds to each head's scores a seq x seq matrix of
+# zeros and -Inf (.ag_causal_mask(), R/ag_layers.R:860-870 of ggmlR 0.8.8.1), the matrix and
+# the sum kept on the tape. Fitted on pairs of the same attention with the mask and without,
+# measured in one session: 100 steps and one more under gctorture()
+# (measurements-attention-causal.csv: validate-long.R --grid=attention_causal_fit --torture=true),
+# Rprofmem() over one step (measurements-attention-causal-alloc.csv: measure-alloc.R) and three
+# steps (measurements-attention-causal-three.csv: validate.R --grid=attention_causal_fit). Per
+# head and pair of samples, through the origin: the step's largest live heap (taken for the live
+# bytes too, as the attention's), what the allocator keeps over R's heap peak, the bytes
+# allocated per step and the three-step peak of the pairs over the headroom (where R's
+# collections, not the mask, decide the peak: it fits below 0).
+causal_pairs <- function(path) {
+  attn_pairs(path, function(m) m$after == "attention", function(m) m$after == "attention_causal",
+             by = "heads")
+}
+through <- function(x, y, keep = rep(TRUE, length(y))) {
+  k <- keep & is.finite(y)
+  sum(x[k] * y[k]) / sum(x[k]^2)
+}
+cs <- causal_pairs(file.path(here, "measurements-attention-causal.csv"))
+ca <- causal_pairs(file.path(here, "measurements-attention-causal-alloc.csv"))
+c3 <- causal_pairs(file.path(here, "measurements-attention-causal-three.csv"))
+c_max <- (cs$p$live_step_max - cs$p$heap0) - (cs$b$live_step_max - cs$b$heap0)
+c_over <- c3$p$peak > headroom & c3$b$peak > headroom
+cfit <- c(step_max = through(cs$p$pairs, c_max),
+          retained = through(cs$p$pairs, over(cs$p) - over(cs$b)),
+          alloc_step = through(ca$p$pairs, ca$p$alloc - ca$b$alloc),
+          three_bytes = through(c3$p$pairs, c3$p$peak - c3$b$peak, c_over))
+cat(sprintf(paste0("\ncausal mask, per head and pair of samples: %d pairs of 100-step runs (the ",
+                   "step's largest live heap %.2f to %.2f per pair), %d by Rprofmem(), %d ",
+                   "three-step pairs over the headroom\n"), nrow(cs$p), min(c_max / cs$p$pairs),
+            max(c_max / cs$p$pairs), nrow(ca$p), sum(c_over)))
+print(round(cfit, 2))
+c_table <- c(step_max = live$step_max[live$op %in% "attention_causal"],
+             retained = live$retained[live$op %in% "attention_causal"],
+             alloc_step = unit$alloc_step[unit$op %in% "attention_causal"],
+             three_bytes = unit$bytes[unit$op %in% "attention_causal"])
+# A negative figure is written 0, as the layers' are (the safe side).
+c_written <- round(cfit, 2)
+c_written[c("step_max", "three_bytes")] <- pmax(c_written[c("step_max", "three_bytes")], 0)
+c_differs <- length(c_table) != 4L || any(abs(c_table - c_written[names(c_table)]) > 0.0051)
+cat(if (c_differs) "the causal mask's rows differ from src/rules.c\n" else
+  "src/rules.c holds the causal mask's figures\n")

@@ -371,3 +371,23 @@ grid_attention_dropout_holdout <- function() {
   rownames(g) <- NULL
   g
 }
+
+# A causal mask (measure-long.R --after=attention_causal: the attention called with
+# causal_mask = TRUE by a module of its own, described to agmem by ag_causal_attention()).
+# Fit: the attention fit grid's attentions, each with the mask and without, in one session,
+# 100 steps and one more under gctorture(): what a pair differs by, per head and pair of samples,
+# gives the mask's rules (fit-layers.R). Held out: the attention holdout with the mask on.
+grid_attention_causal_fit <- function() {
+  fit <- grid_attention_fit()
+  fit <- fit[fit$after == "attention", ]
+  causal <- fit
+  causal$after <- "attention_causal"
+  g <- rbind(fit, causal)
+  rownames(g) <- NULL
+  g
+}
+grid_attention_causal_holdout <- function() {
+  g <- grid_attention_holdout()
+  g$after <- sub("attention", "attention_causal", g$after, fixed = TRUE)
+  g
+}

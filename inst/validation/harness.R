@@ -48,8 +48,8 @@ make_matrices <- function(widths, n, loss, embed = 0L) {
 # "layer_norm" (ag_layer_norm()) and "attention" (ag_multihead_attention() of `heads` heads,
 # whose sequence is the batch; "attention_dropout", the same with its attention dropout at 0.1;
 # "attention_causal", the same called with causal_mask = TRUE by a module of its own, as a
-# GPT-style block calls it: ag_sequential() never does, and agmem does not model it). Every
-# attention's name begins with "attention".
+# GPT-style block calls it: ag_sequential() never does; agmem reads it by
+# ag_causal_attention()). Every attention's name begins with "attention".
 after_layers <- list(
   batch_norm = function(w, heads) ggmlR::ag_batch_norm(w),
   batch_norm_eval = function(w, heads) ggmlR::ag_eval(ggmlR::ag_batch_norm(w)),
@@ -75,9 +75,11 @@ build_layers <- function(widths, activation, after = character(0), embed = 0L, h
   })))
 }
 
-# A module of its own that calls the attention `attn` with a causal mask.
+# A module of its own that calls the attention `attn` with a causal mask, which it keeps as
+# `causal_attention` for run_spec() to describe it by.
 causal_module <- function(attn) {
   module <- new.env(parent = emptyenv())
+  module$causal_attention <- attn
   module$forward <- function(x) attn$forward(x, causal_mask = TRUE)
   module$parameters <- function() attn$parameters()
   module
@@ -110,16 +112,20 @@ warm_widths <- function(widths, after = character(0), heads = 1L) {
 }
 
 # The agmem spec of a measured run's model, from the widths as "-"-joined text: its dense stack,
-# or, with layers after the hidden ones or an embedding first, the ggmlR model the measuring
-# scripts trained (build_layers()), read by ag_model_spec() (ggmlR must be installed). `after` is
+# or, with layers after the hidden ones or an embedding first, the layers of the ggmlR model the
+# measuring scripts trained (build_layers()), read by ag_model_spec() (ggmlR must be installed). `after` is
 # as --after takes it ("none", or names joined by "+").
 run_spec <- function(widths, activation, loss, after = "none", embed = 0, heads = 1) {
   w <- as.numeric(strsplit(widths, "-", fixed = TRUE)[[1]])
   if (after == "none" && embed == 0) {
     return(agmem::ag_dense_stack(w, activation, loss))
   }
-  model <- ggmlR::ag_sequential(build_layers(w, activation, read_after(after), embed, heads))
-  agmem::ag_model_spec(model, loss)
+  # A module of causal_module() is described as a user describes it, by ag_causal_attention().
+  layers <- lapply(build_layers(w, activation, read_after(after), embed, heads), function(l) {
+    attn <- if (is.environment(l)) l[["causal_attention"]]
+    if (is.null(attn)) l else agmem::ag_causal_attention(attn)
+  })
+  agmem::ag_model_spec(layers, loss)
 }
 
 # A run's model as the validation tables show it: its widths, then the layers after each hidden

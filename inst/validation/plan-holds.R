@@ -48,13 +48,15 @@ if ("--layers" %in% args) {
   # And an embedding of 5000 tokens before a dense stack, and a small language model: an
   # embedding of 2000 tokens, a layer, attention of 4 heads and layer norm over the sequence
   # (the batch), and a layer back to the 2000 tokens; and that model with its attention
-  # dropout on (0.1).
+  # dropout on (0.1), and with a causal mask (a block of its own calls the attention with
+  # causal_mask = TRUE, described by ag_causal_attention()).
   plans <- rbind(plans, data.frame(
-    widths = c("256-512-10", "256-256-2000", "256-256-2000"), optimizer = "adam",
+    widths = c("256-512-10", "256-256-2000", "256-256-2000", "256-256-2000"), optimizer = "adam",
     activation = "relu", loss = "softmax_cross_entropy",
-    budget = c("256 MiB", "384 MiB", "384 MiB"),
-    after = c("none", "attention+layer_norm", "attention_dropout+layer_norm"),
-    embed = c(5000, 2000, 2000), heads = c(1, 4, 4), stringsAsFactors = FALSE
+    budget = c("256 MiB", "384 MiB", "384 MiB", "384 MiB"),
+    after = c("none", "attention+layer_norm", "attention_dropout+layer_norm",
+              "attention_causal+layer_norm"),
+    embed = c(5000, 2000, 2000, 2000), heads = c(1, 4, 4, 4), stringsAsFactors = FALSE
   ))
 }
 

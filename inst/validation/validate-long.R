@@ -12,7 +12,8 @@
 #   Rscript inst/validation/validate-long.R --grid=embed_fit --torture=true --measure-only \
 #     --out=measurements-embed-fit.csv                  # ag_embedding(); --grid=embed_holdout
 #   (and --grid=attention_fit, attention_holdout: ag_multihead_attention(); and
-#   attention_dropout_holdout and attention_dropout_step: the same with its attention dropout on)
+#   attention_dropout_holdout and attention_dropout_step: the same with its attention dropout on;
+#   attention_causal_fit and attention_causal_holdout: the same called with a causal mask)
 #   (--measure-only stops after measuring; --markdown prints the table in Markdown; --torture
 #   runs one more step under gctorture(), see measure-long.R)
 #
@@ -84,7 +85,9 @@ if (nzchar(opt$from_csv)) {
                 attention_wide = grid_attention_wide,
                 attention_holdout = grid_attention_holdout,
                 attention_dropout_holdout = grid_attention_dropout_holdout,
-                attention_dropout_step = grid_attention_dropout_step)
+                attention_dropout_step = grid_attention_dropout_step,
+                attention_causal_fit = grid_attention_causal_fit,
+                attention_causal_holdout = grid_attention_causal_holdout)
   if (!opt$grid %in% names(grids)) {
     stop("`--grid` must be one of ", paste(names(grids), collapse = ", "), call. = FALSE)
   }

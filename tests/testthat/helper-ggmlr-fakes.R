@@ -44,6 +44,18 @@ fake_layer <- function(cls, tensors = list(), name = NULL, method = TRUE) {
 
 fake_dropout <- function(rate = 0.5) fake_layer("ag_dropout", name = paste0("dropout(", rate, ")"))
 
+# ag_multihead_attention(d, heads, dropout): W_q, W_k, W_v and W_o (c(d, d)), b_o (c(d, 1))
+# unless `bias` is FALSE, n_heads and dropout (R/ag_layers.R:681-709).
+fake_attention <- function(d, heads, dropout = 0, bias = TRUE) {
+  tensors <- list(W_q = fake_tensor(c(d, d)), W_k = fake_tensor(c(d, d)),
+                  W_v = fake_tensor(c(d, d)), W_o = fake_tensor(c(d, d)))
+  if (bias) tensors$b_o <- fake_tensor(c(d, 1))
+  layer <- fake_layer("ag_multihead_attention", tensors)
+  layer$n_heads <- heads
+  layer$dropout <- dropout
+  layer
+}
+
 fake_sequential <- function(...) {
   env <- new.env(parent = emptyenv())
   env$layers <- list(...)

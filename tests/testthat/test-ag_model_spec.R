@@ -107,15 +107,7 @@ test_that("an embedding is read as its table and its lookup, taking one index pe
 })
 
 test_that("an attention is read as its projections and one op per head", {
-  attn_layer <- function(d, heads, dropout = 0, bias = TRUE) {
-    tensors <- list(W_q = fake_tensor(c(d, d)), W_k = fake_tensor(c(d, d)),
-                    W_v = fake_tensor(c(d, d)), W_o = fake_tensor(c(d, d)))
-    if (bias) tensors$b_o <- fake_tensor(c(d, 1))
-    layer <- fake_layer("ag_multihead_attention", tensors)
-    layer$n_heads <- heads
-    layer$dropout <- dropout
-    layer
-  }
+  attn_layer <- fake_attention
   spec <- ag_model_spec(fake_sequential(fake_linear(8, 16, "relu"), attn_layer(16, 4),
                                         fake_linear(16, 2)))
   expect_identical(spec$uncovered, character(0))
