@@ -49,7 +49,10 @@ make_matrices <- function(widths, n, loss, embed = 0L) {
 # whose sequence is the batch; "attention_dropout", the same with its attention dropout at 0.1;
 # "attention_causal", the same called with causal_mask = TRUE by a module of its own, as a
 # GPT-style block calls it: ag_sequential() never does; agmem reads it by
-# ag_causal_attention()). Every attention's name begins with "attention".
+# ag_causal_attention()). Every attention's name begins with "attention". "flash" is a block of
+# its own around ggmlR's fused ag_flash_attention() of `heads` heads (its sequence the batch),
+# as ggmlR's documentation suggests writing one: Q, K and V by three ag_linear(w, w), the call,
+# and an ag_linear(w, w) after it; "flash_causal", the same with causal = TRUE.
 after_layers <- list(
   batch_norm = function(w, heads) ggmlR::ag_batch_norm(w),
   batch_norm_eval = function(w, heads) ggmlR::ag_eval(ggmlR::ag_batch_norm(w)),
@@ -57,7 +60,9 @@ after_layers <- list(
   layer_norm = function(w, heads) ggmlR::ag_layer_norm(w),
   attention = function(w, heads) ggmlR::ag_multihead_attention(w, heads),
   attention_dropout = function(w, heads) ggmlR::ag_multihead_attention(w, heads, dropout = 0.1),
-  attention_causal = function(w, heads) causal_module(ggmlR::ag_multihead_attention(w, heads))
+  attention_causal = function(w, heads) causal_module(ggmlR::ag_multihead_attention(w, heads)),
+  flash = function(w, heads) flash_module(w, heads, causal = FALSE),
+  flash_causal = function(w, heads) flash_module(w, heads, causal = TRUE)
 )
 
 # The layers of a dense stack of `widths` for ggmlR (in forward order): an ag_linear() per
@@ -75,13 +80,30 @@ build_layers <- function(widths, activation, after = character(0), embed = 0L, h
   })))
 }
 
-# A module of its own that calls the attention `attn` with a causal mask, which it keeps as
-# `causal_attention` for run_spec() to describe it by.
+# A module of its own that calls the attention `attn` with a causal mask; its describe() gives
+# the layers run_spec() describes it by, as a user would.
 causal_module <- function(attn) {
   module <- new.env(parent = emptyenv())
-  module$causal_attention <- attn
+  module$describe <- function() list(agmem::ag_causal_attention(attn))
   module$forward <- function(x) attn$forward(x, causal_mask = TRUE)
   module$parameters <- function() attn$parameters()
+  module
+}
+
+# A block of its own around ag_flash_attention(): three ag_linear(w, w) projections, the fused
+# call of `heads` heads (with `causal`), an ag_linear(w, w) after it.
+flash_module <- function(w, heads, causal) {
+  proj <- lapply(1:4, function(i) ggmlR::ag_linear(w, w))
+  module <- new.env(parent = emptyenv())
+  module$describe <- function() {
+    c(proj[1:3], list(agmem::ag_flash_attention_call(w, heads, causal)), proj[4])
+  }
+  module$forward <- function(x) {
+    att <- ggmlR::ag_flash_attention(proj[[1]]$forward(x), proj[[2]]$forward(x),
+                                     proj[[3]]$forward(x), n_heads = heads, causal = causal)
+    proj[[4]]$forward(att)
+  }
+  module$parameters <- function() do.call(c, lapply(proj, function(p) p$params()))
   module
 }
 
@@ -93,39 +115,40 @@ read_after <- function(after) {
 }
 
 # The parameters of the model build_layers() makes: the dense stack's, gamma and beta of each
-# norm, the embedding's table and each attention's W_q, W_k, W_v, W_o and b_o.
+# norm, the embedding's table, each attention's W_q, W_k, W_v, W_o and b_o, and each flash
+# block's four ag_linear(w, w).
 count_params <- function(widths, after = character(0), embed = 0L) {
   hidden <- as.double(widths[-c(1L, length(widths))])
   sum(as.double(widths[-length(widths)]) * widths[-1L] + widths[-1L]) +
     2 * sum(after %in% c("batch_norm", "batch_norm_eval", "layer_norm")) * sum(hidden) +
-    as.double(embed) * widths[1L] + has_attention(after) * sum(4 * hidden^2 + hidden)
+    as.double(embed) * widths[1L] + has_attention(after) * sum(4 * hidden^2 + hidden) +
+    any(startsWith(after, "flash")) * sum(4 * hidden^2 + 4 * hidden)
 }
 
 # Whether the layers of --after have an attention (with its dropout, its causal mask, or neither).
 has_attention <- function(after) any(startsWith(after, "attention"))
 
 # The widths of the tiny model a measuring script warms ggmlR up on, of the same depth: hidden
-# width 3, or two per head with attention after it.
+# width 3, or two per head with an attention or a flash block after it.
 warm_widths <- function(widths, after = character(0), heads = 1L) {
-  hidden <- if (has_attention(after)) 2L * heads else 3L
+  hidden <- if (has_attention(after) || any(startsWith(after, "flash"))) 2L * heads else 3L
   c(4L, rep(hidden, max(0L, length(widths) - 2L)), 2L)
 }
 
 # The agmem spec of a measured run's model, from the widths as "-"-joined text: its dense stack,
 # or, with layers after the hidden ones or an embedding first, the layers of the ggmlR model the
-# measuring scripts trained (build_layers()), read by ag_model_spec() (ggmlR must be installed). `after` is
-# as --after takes it ("none", or names joined by "+").
+# measuring scripts trained (build_layers()), read by ag_model_spec() (ggmlR must be installed).
+# `after` is as --after takes it ("none", or names joined by "+").
 run_spec <- function(widths, activation, loss, after = "none", embed = 0, heads = 1) {
   w <- as.numeric(strsplit(widths, "-", fixed = TRUE)[[1]])
   if (after == "none" && embed == 0) {
     return(agmem::ag_dense_stack(w, activation, loss))
   }
-  # A module of causal_module() is described as a user describes it, by ag_causal_attention().
+  # A module of its own is described as a user describes it, by its describe().
   layers <- lapply(build_layers(w, activation, read_after(after), embed, heads), function(l) {
-    attn <- if (is.environment(l)) l[["causal_attention"]]
-    if (is.null(attn)) l else agmem::ag_causal_attention(attn)
+    if (is.environment(l) && is.function(l[["describe"]])) l$describe() else list(l)
   })
-  agmem::ag_model_spec(layers, loss)
+  agmem::ag_model_spec(do.call(c, layers), loss)
 }
 
 # A run's model as the validation tables show it: its widths, then the layers after each hidden
@@ -139,7 +162,7 @@ run_label <- function(widths, after = "none", embed = 0, heads = 1) {
 # --after as the tables show it: an attention (of any kind) with its heads,
 # "attention(4)+layer_norm".
 after_label <- function(after, heads) {
-  sub("(attention[a-z_]*)", paste0("\\1(", heads, ")"), after)
+  sub("((attention|flash)[a-z_]*)", paste0("\\1(", heads, ")"), after)
 }
 
 # The bytes of a data set of `samples` samples for a model of `widths` ("-"-joined text) held in
