@@ -34,13 +34,17 @@
 #' code as `ag_dropout()`, on every pair of the sequence); called with
 #' `causal_mask = TRUE` by a module of your own and described by
 #' [ag_causal_attention()], one op more per head, the mask added to the head's
-#' scores (on every pair of the sequence). These were measured
+#' scores (on every pair of the sequence). A call of ggmlR's fused
+#' `ag_flash_attention()` in a block of your own, described by
+#' [ag_flash_attention_call()], is one op of `d_model` per sample, and with
+#' `causal = TRUE` one more, its mask (on every pair of the sequence). These
+#' were measured
 #' on device `"cpu"` only: on device `"gpu"`, [ag_training_memory()] and the
 #' planners list them as not modelled. A dropout of rate 0 or in eval mode
 #' returns its input and costs nothing.
 #'
 #' **Not covered.** Any other layer (a module of your own, whose `forward()`
-#' may call `ag_flash_attention()` or `ag_checkpoint()`, ...; agmem says how
+#' may call `ag_checkpoint()`, ...; agmem says how
 #' to describe it by its layers), a dropout after a layer agmem cannot read,
 #' or an `ag_linear()` with an activation agmem does not model: its parameters are counted (from its
 #' `parameters()` method, or else from the `ag_param` tensors among its
@@ -58,7 +62,8 @@
 #' @return A list of class `"ag_model_spec"`, as [ag_dense_stack()] describes:
 #'   `shapes`, `layers` (one row per layer: its type, `"linear"`,
 #'   `"batch_norm"`, `"dropout"`, `"layer_norm"`, `"embedding"` (whose `in`
-#'   is its vocabulary) or `"attention"`, or the class of a layer that is not
+#'   is its vocabulary), `"attention"` or `"flash_attention"` (a call described
+#'   by [ag_flash_attention_call()]), or the class of a layer that is not
 #'   covered, with `NA`
 #'   in its other columns), `loss`, `input_width`,
 #'   `output_width` (`NA` when not known), `ops` (`character(0)` for a layer
@@ -216,7 +221,8 @@ module_hint <- function() {
     "; it is a module of your own, whose forward() agmem cannot read: if it applies ggmlR ",
     "layers one after the other, describe it by those layers in order, ",
     "ag_model_spec(list(<layer 1>, <layer 2>, ...)), an attention it calls with ",
-    "causal_mask = TRUE as ag_causal_attention(<attention>)"
+    "causal_mask = TRUE as ag_causal_attention(<attention>), a call of ag_flash_attention() ",
+    "as ag_flash_attention_call(<d_model>, <n_heads>, <causal>)"
   )
 }
 

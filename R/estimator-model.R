@@ -171,8 +171,9 @@ beyond_validated <- function(spec, batch = numeric(0), params = NULL) {
   if (length(batch) > 0L && max(batch) > lim[["batch_size"]]) {
     out <- c(out, phrase("batch size", max(batch), lim[["batch_size"]]))
   }
-  # An attention's sequence is the batch, validated on shorter ones.
-  attention <- vapply(spec$ops, function(o) "attention" %in% o, logical(1))
+  # An attention's sequence is the batch, validated on shorter ones (a fused one's too).
+  attention <- vapply(spec$ops, function(o) any(c("attention", "flash_attention") %in% o),
+                      logical(1))
   if (length(batch) > 0L && max(batch) > lim[["sequence"]] && any(attention)) {
     out <- c(out, phrase("attention sequence (the batch size)", max(batch), lim[["sequence"]]))
   }

@@ -3,6 +3,9 @@
 # dispatches through layer_readers; every layer type of the registry has its reader here
 # (tests/testthat/test-layers.R checks both ways).
 
+# An attention as ggmlR makes it, or as ag_causal_attention() describes one.
+attention_classes <- c("ag_multihead_attention", "ag_causal_attention")
+
 # For each layer type of the registry, `is` (whether a ggmlR layer is of the type) and `read` (a
 # function of the layer, its position i and `arg`, returning list(row, ops, tensors): its row of
 # the layers table, its ops and its ag_param tensors; or list(reason) when this layer of the
@@ -17,9 +20,10 @@ layer_readers <- list(
                     read = function(...) read_norm(..., op = "layer_norm")),
   embedding = list(is = function(x) inherits(x, "ag_embedding"),
                    read = function(...) read_embedding(...)),
-  attention = list(is = function(x) inherits(x, c("ag_multihead_attention",
-                                                  "ag_causal_attention")),
-                   read = function(...) read_attention(...))
+  attention = list(is = function(x) inherits(x, attention_classes),
+                   read = function(...) read_attention(...)),
+  flash_attention = list(is = function(x) inherits(x, "ag_flash_attention_call"),
+                         read = function(...) read_flash(...))
 )
 
 # The reader of a layer: the first of layer_readers whose `is` accepts it, with its type as
@@ -70,9 +74,11 @@ flatten_layers <- function(x, arg, what, depth = 0L) {
 }
 
 # Whether x looks like a ggmlR layer: an ag_linear(), an object of class "ag_layer" (every layer
-# of R/ag_layers.R), an ag_sequential, an attention described by ag_causal_attention(), or an environment or a list with a forward() method.
+# of R/ag_layers.R), an ag_sequential, an attention described by ag_causal_attention(), a call
+# described by ag_flash_attention_call(), or an environment or a list with a forward() method.
 is_layer <- function(x) {
-  inherits(x, c("ag_layer", "ag_sequential", "ag_causal_attention")) ||
+  inherits(x, c("ag_layer", "ag_sequential", "ag_causal_attention",
+                 "ag_flash_attention_call")) ||
     ((is.environment(x) || (is.list(x) && !is.data.frame(x))) && !inherits(x, "ag_tensor") &&
       is.function(x[["forward"]]))
 }
@@ -211,6 +217,18 @@ read_attention <- function(layer, i, arg, ...) {
                if (dropout) rep("attention_dropout", heads),
                if (heads > 1) c("attention_concat", rep("attention_block", heads))),
        tensors = layer_tensors(layer, i, arg))
+}
+
+# A call of ag_flash_attention() (R/ag_flash_attn.R:277-360 of ggmlR 0.8.8.1), described by
+# ag_flash_attention_call(): on the CPU its heads split and joined in R around the fused op
+# ("flash_attention", d_model per sample, whatever the heads) and, with causal = TRUE, the
+# seq x seq mask it builds (.ag_flash_mask(), R/ag_flash_attn.R:83-96) and keeps for the
+# backward ("flash_causal", one per pair of samples). It has no parameters.
+read_flash <- function(layer, i, arg, ...) {
+  d <- layer_width(layer[["d_model"]], i, arg)
+  list(row = layer_frame("flash_attention", d, d, NA, NA_character_),
+       ops = c("flash_attention", if (isTRUE(layer[["causal"]])) "flash_causal"),
+       tensors = list())
 }
 
 # A layer's width or count from a field (`num_features`, `normalized_shape`, `n_heads`): a

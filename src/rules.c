@@ -88,6 +88,8 @@ const agmem_op agmem_ops[] = {
     {"attention_concat", AGMEM_OP_TABLE, NULL},
     {"attention_block", AGMEM_OP_LAYER, NULL},
     {"attention_causal", AGMEM_OP_PAIRS, NULL},
+    {"flash_attention", AGMEM_OP_LAYER, NULL},
+    {"flash_causal", AGMEM_OP_PAIRS, NULL},
 };
 const R_xlen_t agmem_n_ops = sizeof agmem_ops / sizeof agmem_ops[0];
 
@@ -122,9 +124,13 @@ const R_xlen_t agmem_n_validated = sizeof agmem_validated / sizeof agmem_validat
    matrices that place the heads' rows in their concatenation ("attention_concat", a table of
    d_model x d_model units) and one "attention_block" per head, the head's block of d_model rows
    and the sum it goes into; called with causal_mask = TRUE (described by ag_causal_attention()),
-   one "attention_causal" per head, the mask added to the head's scores. */
+   one "attention_causal" per head, the mask added to the head's scores; "flash_attention" is
+   a call of ag_flash_attention() (R/ag_flash_attn.R:277-361) in a block of the user's own,
+   described by ag_flash_attention_call(): its heads split and joined in R around the fused op
+   ("flash_attention", d_model per sample) and with causal = TRUE its mask ("flash_causal", one
+   per pair of the sequence). */
 const char *const agmem_layer_names[] = {"linear", "batch_norm", "dropout", "layer_norm",
-                                         "embedding", "attention"};
+                                         "embedding", "attention", "flash_attention"};
 const R_xlen_t agmem_n_layers = sizeof agmem_layer_names / sizeof agmem_layer_names[0];
 
 #define ANY AGMEM_ANY
@@ -381,6 +387,19 @@ const agmem_unit_rule agmem_unit_rules[] = {
      "fitted -8.43 (R's collections, not the mask, decide those peaks), written 0; allocated "
      "per step (Rprofmem()): the seq x seq mask and the masked scores (.ag_causal_mask(), "
      "R/ag_layers.R:860-870), 8 B a pair each", 16.02},
+    {"flash_attention", CPU, AGMEM_ACTIVATIONS, HOST, 310.40, MEASURED,
+     "issue #16 measurement (flash fit grid, fit-layers.R): per unit of d_model and sample of a "
+     "call of ag_flash_attention(), over its block's four ag_linear() at the table's figures, "
+     "the three-step peak once R collects; allocated per step (Rprofmem()): Q, K and V split "
+     "into their heads in R (array() and aperm() copies, R/ag_flash_attn.R:53-68), their "
+     "as.numeric() uploads, the result and its join, and the same for the gradient and the "
+     "three gradients in the backward (R/ag_flash_attn.R:319-361, 125-230)", 254.73},
+    {"flash_causal", CPU, AGMEM_ACTIVATIONS, HOST, 0, MEASURED,
+     "issue #16 measurement (flash fit grid, fit-layers.R): per pair of samples of a call of "
+     "ag_flash_attention(causal = TRUE), the three-step peak once R collects: fitted -7.06, "
+     "written 0; allocated per step (Rprofmem()): the seq x seq mask (.ag_flash_mask(), "
+     "R/ag_flash_attn.R:83-96) and its as.numeric() upload in the forward and the backward",
+     26.08},
 
     /* ---- device "gpu": f32 in the device's pass pool ---- */
     {"input", GPU, AGMEM_ACTIVATIONS, DEVICE, 4, MEASURED,
@@ -648,6 +667,18 @@ const agmem_live_rule agmem_live_rules[] = {
      "an attention called with causal_mask = TRUE, the step's largest live heap (the mask and "
      "the masked scores on the tape, and in the backward the scores' gradient through the "
      "sum), taken for the live bytes too; retained by the allocator: 9.13", 9.13, 32.01},
+    {CPU, ANY, "flash_attention", 12.30,
+     "issue #16 measurement (flash fit grid, fit-layers.R): per unit of d_model and sample of a "
+     "call of ag_flash_attention(), over its block's four ag_linear() at the table's figures, "
+     "the bytes live at full collections (the pairs that collected in full); retained by the "
+     "allocator: 29.30 (the fused op's ggml buffers outside R's heap); the step's largest: "
+     "fitted -102.23 (the table's linear figures, fitted on dense stacks, count more than a "
+     "projection without activation keeps at that point), written 0", 29.30, 0},
+    {CPU, ANY, "flash_causal", 16.00,
+     "issue #16 measurement (flash fit grid, fit-layers.R): per pair of samples of a call of "
+     "ag_flash_attention(causal = TRUE), the step's largest live heap (the mask the backward "
+     "keeps, and its upload's copy), taken for the live bytes too; retained by the allocator: "
+     "-4.71", -4.71, 16.00},
 };
 const R_xlen_t agmem_n_live_rules = sizeof agmem_live_rules / sizeof agmem_live_rules[0];
 

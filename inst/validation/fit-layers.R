@@ -392,3 +392,93 @@ c_written[c("step_max", "three_bytes")] <- pmax(c_written[c("step_max", "three_b
 c_differs <- length(c_table) != 4L || any(abs(c_table - c_written[names(c_table)]) > 0.0051)
 cat(if (c_differs) "the causal mask's rows differ from src/rules.c\n" else
   "src/rules.c holds the causal mask's figures\n")
+
+# ---- ag_flash_attention(): the fused call and its causal mask ----
+# Pairs of measurements-flash-fit.csv (grid_flash_fit(): stacks alone and with a block of its
+# own around ag_flash_attention(), with causal = TRUE and without; 100 steps and one more under
+# gctorture(): validate-long.R --grid=flash_fit --torture=true), measurements-flash-alloc.csv
+# (Rprofmem(): measure-alloc.R) and measurements-flash-three.csv (three steps: validate.R
+# --grid=flash_fit).
+# The call (`flash_attention`, d_model units per sample, whatever the heads: the heads are split
+# and joined in R around the fused op): a stack alone against it with a block without the mask.
+# A pair differs by the block's four ag_linear(w, w) (their parameters at the parameter rules,
+# their products and biases at "matmul" and "add"), and by the call, fitted through the origin
+# after the table's figures for the rest are taken off; its live bytes from the pairs whose runs
+# both collected in full. Its mask (`flash_causal`, one per pair of samples): the block with the
+# mask against the same block without it, per pair.
+fp <- function(path, causal = FALSE) {
+  got <- if (causal) {
+    paired(path, function(m) m$after == "flash", function(m) m$after == "flash_causal",
+           by = "heads")
+  } else {
+    paired(path, function(m) m$after == "none", function(m) m$after == "flash")
+  }
+  got$p$lin <- vapply(got$p$hidden, sum, 0) * got$p$batch
+  got$p$pairs <- got$p$batch^2 * lengths(got$p$hidden)
+  got
+}
+lin_fig <- function(col, tab = live) sum(tab[[col]][tab$op %in% c("matmul", "add")])
+fl <- fp(file.path(here, "measurements-flash-fit.csv"))
+f <- fl$p
+fb <- fl$b
+f_opt <- function(col) vapply(f$optimizer, per_param, 0, col = col)
+f_max <- (f$live_step_max - f$heap0) - (fb$live_step_max - fb$heap0) - f$dparams * f_opt("step_max") -
+  4 * f$lin * lin_fig("step_max")
+f_kept <- over(f) - over(fb) - f$dparams * f_opt("retained") - 4 * f$lin * lin_fig("retained")
+# The bytes live at full collections, from the pairs whose runs both collected in full.
+f_live <- (f$live_full - f$heap0) - (fb$live_full - fb$heap0) - f$dparams * f_opt("bytes") -
+  4 * f$lin * lin_fig("bytes")
+fa <- fp(file.path(here, "measurements-flash-alloc.csv"))
+f_alloc <- (fa$p$alloc - fa$b$alloc) - fa$p$dparams * vapply(fa$p$optimizer, param_alloc, 0) -
+  4 * fa$p$lin * lin_fig("alloc_step", unit)
+# Three steps once R collects: the runs over the first trigger's headroom, less what the table
+# gives the rest of the model there (the heap once R collects, less the call's own row).
+ft <- fp(file.path(here, "measurements-flash-three.csv"))
+f3 <- ft$p
+f3_over <- f3$peak > headroom
+f3_rest <- vapply(seq_len(nrow(f3)), function(i) {
+  spec <- run_spec(f3$widths[i], f3$activation[i], f3$loss[i], f3$after[i], 0, f3$heads[i])
+  mem <- suppressWarnings(agmem::ag_training_memory(spec, f3$batch[i], f3$optimizer[i],
+                                                    quiet = TRUE, steps = 3))
+  mem$host_regime$collected - f3$lin[i] * unit$bytes[unit$op %in% "flash_attention"]
+}, 0)
+# The mask, per pair.
+fc <- fp(file.path(here, "measurements-flash-fit.csv"), causal = TRUE)
+fca <- fp(file.path(here, "measurements-flash-alloc.csv"), causal = TRUE)
+fc3 <- fp(file.path(here, "measurements-flash-three.csv"), causal = TRUE)
+fc_max <- (fc$p$live_step_max - fc$p$heap0) - (fc$b$live_step_max - fc$b$heap0)
+fc3_over <- fc3$p$peak > headroom & fc3$b$peak > headroom
+ffit <- cbind(
+  flash_attention = c(step_max = through(f$lin, f_max), bytes = through(f$lin, f_live),
+                      retained = through(f$lin, f_kept),
+                      alloc_step = through(fa$p$lin, f_alloc),
+                      three_bytes = through(f3$lin, f3$peak - f3_rest, f3_over)),
+  flash_causal = c(step_max = through(fc$p$pairs, fc_max), bytes = NA,
+                   retained = through(fc$p$pairs, over(fc$p) - over(fc$b)),
+                   alloc_step = through(fca$p$pairs, fca$p$alloc - fca$b$alloc),
+                   three_bytes = through(fc3$p$pairs, fc3$p$peak - fc3$b$peak, fc3_over))
+)
+# The mask's live bytes are its step's largest, as the attention's (its pairs collect in full
+# too rarely to fit them).
+ffit["bytes", "flash_causal"] <- ffit["step_max", "flash_causal"]
+f_res <- f_max - f$lin * ffit["step_max", "flash_attention"]
+cat(sprintf(paste0("\nflash attention: %d pairs of 100-step runs (step_max: measured less fitted ",
+                   "from %.2f to %.2f MB), %d with the mask and without (%.2f to %.2f per ",
+                   "pair); %d and %d pairs by Rprofmem(); %d three-step runs over the headroom\n"),
+            nrow(f), min(f_res) / 1e6, max(f_res) / 1e6, nrow(fc$p), min(fc_max / fc$p$pairs),
+            max(fc_max / fc$p$pairs), nrow(fa$p), nrow(fca$p), sum(f3_over)))
+print(round(ffit, 2))
+f_table <- rbind(
+  step_max = vapply(colnames(ffit), function(o) live$step_max[live$op %in% o][1L], 0),
+  bytes = vapply(colnames(ffit), function(o) live$bytes[live$op %in% o][1L], 0),
+  retained = vapply(colnames(ffit), function(o) live$retained[live$op %in% o][1L], 0),
+  alloc_step = vapply(colnames(ffit), function(o) unit$alloc_step[unit$op %in% o][1L], 0),
+  three_bytes = vapply(colnames(ffit), function(o) unit$bytes[unit$op %in% o][1L], 0)
+)
+# A negative step figure is written 0 (the safe side), as the other layers'.
+f_written <- round(ffit, 2)
+f_written[c("step_max", "bytes", "three_bytes"), ] <-
+  pmax(f_written[c("step_max", "bytes", "three_bytes"), ], 0)
+f_differs <- !isTRUE(all(abs(f_table - f_written) <= 0.0051))
+cat(if (f_differs) "the flash attention's rows differ from src/rules.c\n" else
+  "src/rules.c holds the flash attention's figures\n")

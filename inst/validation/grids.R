@@ -391,3 +391,35 @@ grid_attention_causal_holdout <- function() {
   g$after <- sub("attention", "attention_causal", g$after, fixed = TRUE)
   g
 }
+
+# ggmlR's fused ag_flash_attention() in a block of its own (measure-long.R --after=flash: three
+# ag_linear(w, w) projections, the call, an ag_linear(w, w) after it; flash_causal with
+# causal = TRUE), described to agmem by its layers and ag_flash_attention_call(). Fit: the
+# attention fit grid's stack alone and with a flash block of 1 and 4 heads, and of 4 heads with
+# the causal mask, at batches 64, 256 and 512 (its sequence); and a narrower stack with sgd
+# (32-128-10, 2 heads) at 384 and 1024, whose runs collect in full often enough to give the
+# live bytes; each 100 steps and one more under gctorture() (fit-layers.R). Held out: other
+# stacks, heads, batches and optimizers.
+grid_flash_fit <- function() {
+  g <- attention_pairs("128-256-10", c(64, 256, 512), c(1, 4, 4))
+  g$after[seq(4L, nrow(g), by = 4L)] <- "flash_causal"
+  narrow <- attention_pairs("32-128-10", c(384, 1024), 2)
+  narrow$optimizer <- "sgd"
+  g <- rbind(g, narrow)
+  g$after <- sub("^attention$", "flash", g$after)
+  g
+}
+# The runs of grid_flash_fit() measured after its first twelve.
+grid_flash_fit_narrow <- function() grid_flash_fit()[-(1:12), ]
+grid_flash_holdout <- function() {
+  data.frame(widths = c("256-512-10", "96-192-192-4", "512-128-10", "64-256-2", "64-128-128-1",
+                        "64-128-128-1"),
+             batch = c(128, 384, 768, 192, 256, 1024),
+             optimizer = c("sgd_plain", "adam", "sgd", "adam", "sgd", "adam"),
+             loss = c("softmax_cross_entropy", "mse", "softmax_cross_entropy", "mse", "mse",
+                      "mse"),
+             after = c("flash", "flash_causal+layer_norm", "flash", "layer_norm+flash_causal",
+                       "flash_causal", "flash"),
+             heads = c(8, 3, 2, 4, 8, 2), activation = "relu", variant = "grads",
+             stringsAsFactors = FALSE)
+}

@@ -13,7 +13,8 @@
 #     --out=measurements-embed-fit.csv                  # ag_embedding(); --grid=embed_holdout
 #   (and --grid=attention_fit, attention_holdout: ag_multihead_attention(); and
 #   attention_dropout_holdout and attention_dropout_step: the same with its attention dropout on;
-#   attention_causal_fit and attention_causal_holdout: the same called with a causal mask)
+#   attention_causal_fit and attention_causal_holdout: the same called with a causal mask;
+#   flash_fit and flash_holdout: a block around ag_flash_attention())
 #   (--measure-only stops after measuring; --markdown prints the table in Markdown; --torture
 #   runs one more step under gctorture(), see measure-long.R)
 #
@@ -87,7 +88,9 @@ if (nzchar(opt$from_csv)) {
                 attention_dropout_holdout = grid_attention_dropout_holdout,
                 attention_dropout_step = grid_attention_dropout_step,
                 attention_causal_fit = grid_attention_causal_fit,
-                attention_causal_holdout = grid_attention_causal_holdout)
+                attention_causal_holdout = grid_attention_causal_holdout,
+                flash_fit = grid_flash_fit, flash_fit_narrow = grid_flash_fit_narrow,
+                flash_holdout = grid_flash_holdout)
   if (!opt$grid %in% names(grids)) {
     stop("`--grid` must be one of ", paste(names(grids), collapse = ", "), call. = FALSE)
   }

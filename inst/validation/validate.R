@@ -96,9 +96,10 @@ if (nzchar(opt$from_csv)) {
               attention_fit = cbind(grid_attention_fit(), device = "cpu"),
               attention_wide = cbind(grid_attention_wide(), device = "cpu"),
               attention_causal_fit = cbind(grid_attention_causal_fit(), device = "cpu"),
+              flash_fit = cbind(grid_flash_fit(), device = "cpu"),
               stop("`--grid` must be fit, holdout, large, subset, layers_fit, layers_fit_gpu, ",
                    "layers_holdout, layers_eval_fit, embed_fit, embed_three, attention_fit, ",
-                   "attention_wide or attention_causal_fit", call. = FALSE))
+                   "attention_wide, attention_causal_fit or flash_fit", call. = FALSE))
   if (nzchar(opt$out) && file.exists(opt$out)) stop("`--out` exists already: ", opt$out)
   t0 <- proc.time()[["elapsed"]]
   m <- measure_grid(g, opt$out)

@@ -12,7 +12,7 @@ test_that("the registry holds the names of the C tables", {
   expect_identical(reg("losses"), c("mse", "cross_entropy", "softmax_cross_entropy"))
   expect_identical(reg("activations"), c("relu", "sigmoid", "tanh", "softmax"))
   expect_identical(reg("layers"), c("linear", "batch_norm", "dropout", "layer_norm", "embedding",
-                                    "attention"))
+                                    "attention", "flash_attention"))
   expect_identical(reg("device_places"), c(cpu = "host", gpu = "device"))
   expect_setequal(reg("ops")$kind, c("data", "linear", "activation", "loss", "layer", "table",
                                      "pairs"))
