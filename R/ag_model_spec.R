@@ -8,7 +8,8 @@
 #' @param x A ggmlR model: an `ag_sequential()` (nested ones are read through),
 #'   a single layer such as an `ag_linear()`, a list of layers in forward order
 #'   (a module of your own described by its layers, an attention it calls with a
-#'   causal mask as [ag_causal_attention()]), or a list of `ag_param()`
+#'   causal mask as [ag_causal_attention()], a call of `ag_flash_attention()` as
+#'   [ag_flash_attention_call()]), or a list of `ag_param()`
 #'   tensors (such as `model$parameters()`). An `"ag_model_spec"` (from
 #'   [ag_dense_stack()] or from this function) is returned as it is.
 #' @param loss The loss the model is trained with: `"mse"`,
@@ -38,14 +39,13 @@
 #' `ag_flash_attention()` in a block of your own, described by
 #' [ag_flash_attention_call()], is one op of `d_model` per sample, and with
 #' `causal = TRUE` one more, its mask (on every pair of the sequence). These
-#' were measured
-#' on device `"cpu"` only: on device `"gpu"`, [ag_training_memory()] and the
-#' planners list them as not modelled. A dropout of rate 0 or in eval mode
+#' were measured on device `"cpu"` only: on device `"gpu"`,
+#' [ag_training_memory()] and the planners list them as not modelled. A dropout of rate 0 or in eval mode
 #' returns its input and costs nothing.
 #'
 #' **Not covered.** Any other layer (a module of your own, whose `forward()`
-#' may call `ag_checkpoint()`, ...; agmem says how
-#' to describe it by its layers), a dropout after a layer agmem cannot read,
+#' may call `ag_checkpoint()`, ...; agmem says how to describe it by its
+#' layers), a dropout after a layer agmem cannot read,
 #' or an `ag_linear()` with an activation agmem does not model: its parameters are counted (from its
 #' `parameters()` method, or else from the `ag_param` tensors among its
 #' fields), but its activation memory is not, and it is listed in `uncovered`

@@ -219,7 +219,7 @@ read_attention <- function(layer, i, arg, ...) {
        tensors = layer_tensors(layer, i, arg))
 }
 
-# A call of ag_flash_attention() (R/ag_flash_attn.R:277-360 of ggmlR 0.8.8.1), described by
+# A call of ag_flash_attention() (R/ag_flash_attn.R:277-363 of ggmlR 0.8.8.1), described by
 # ag_flash_attention_call(): on the CPU its heads split and joined in R around the fused op
 # ("flash_attention", d_model per sample, whatever the heads) and, with causal = TRUE, the
 # seq x seq mask it builds (.ag_flash_mask(), R/ag_flash_attn.R:83-96) and keeps for the

@@ -125,7 +125,7 @@ const R_xlen_t agmem_n_validated = sizeof agmem_validated / sizeof agmem_validat
    d_model x d_model units) and one "attention_block" per head, the head's block of d_model rows
    and the sum it goes into; called with causal_mask = TRUE (described by ag_causal_attention()),
    one "attention_causal" per head, the mask added to the head's scores; "flash_attention" is
-   a call of ag_flash_attention() (R/ag_flash_attn.R:277-361) in a block of the user's own,
+   a call of ag_flash_attention() (R/ag_flash_attn.R:277-363) in a block of the user's own,
    described by ag_flash_attention_call(): its heads split and joined in R around the fused op
    ("flash_attention", d_model per sample) and with causal = TRUE its mask ("flash_causal", one
    per pair of the sequence). */
@@ -393,7 +393,7 @@ const agmem_unit_rule agmem_unit_rules[] = {
      "the three-step peak once R collects; allocated per step (Rprofmem()): Q, K and V split "
      "into their heads in R (array() and aperm() copies, R/ag_flash_attn.R:53-68), their "
      "as.numeric() uploads, the result and its join, and the same for the gradient and the "
-     "three gradients in the backward (R/ag_flash_attn.R:319-361, 125-230)", 254.73},
+     "three gradients in the backward (R/ag_flash_attn.R:319-363, 125-230)", 254.73},
     {"flash_causal", CPU, AGMEM_ACTIVATIONS, HOST, 0, MEASURED,
      "issue #16 measurement (flash fit grid, fit-layers.R): per pair of samples of a call of "
      "ag_flash_attention(causal = TRUE), the three-step peak once R collects: fitted -7.06, "

@@ -49,14 +49,16 @@ if ("--layers" %in% args) {
   # embedding of 2000 tokens, a layer, attention of 4 heads and layer norm over the sequence
   # (the batch), and a layer back to the 2000 tokens; and that model with its attention
   # dropout on (0.1), and with a causal mask (a block of its own calls the attention with
-  # causal_mask = TRUE, described by ag_causal_attention()).
+  # causal_mask = TRUE, described by ag_causal_attention()); and the same with a block around
+  # ggmlR's fused ag_flash_attention(causal = TRUE) in place of the attention (described by its
+  # layers and ag_flash_attention_call()).
   plans <- rbind(plans, data.frame(
-    widths = c("256-512-10", "256-256-2000", "256-256-2000", "256-256-2000"), optimizer = "adam",
+    widths = c("256-512-10", rep("256-256-2000", 4L)), optimizer = "adam",
     activation = "relu", loss = "softmax_cross_entropy",
-    budget = c("256 MiB", "384 MiB", "384 MiB", "384 MiB"),
+    budget = c("256 MiB", rep("384 MiB", 4L)),
     after = c("none", "attention+layer_norm", "attention_dropout+layer_norm",
-              "attention_causal+layer_norm"),
-    embed = c(5000, 2000, 2000, 2000), heads = c(1, 4, 4, 4), stringsAsFactors = FALSE
+              "attention_causal+layer_norm", "flash_causal+layer_norm"),
+    embed = c(5000, rep(2000, 4L)), heads = c(1, rep(4, 4L)), stringsAsFactors = FALSE
   ))
 }
 
