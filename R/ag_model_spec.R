@@ -40,8 +40,8 @@
 #' [ag_flash_attention_call()], is one op of `d_model` per sample, and with
 #' `causal = TRUE` one more, its mask (on every pair of the sequence). These
 #' were measured on device `"cpu"` only: on device `"gpu"`,
-#' [ag_training_memory()] and the planners list them as not modelled. A dropout of rate 0 or in eval mode
-#' returns its input and costs nothing.
+#' [ag_training_memory()] and the planners list them as not modelled. A
+#' dropout of rate 0 or in eval mode returns its input and costs nothing.
 #'
 #' **Not covered.** Any other layer (a module of your own, whose `forward()`
 #' may call `ag_checkpoint()`, ...; agmem says how to describe it by its
