@@ -248,6 +248,27 @@ attn_fit <- function(p, y, keep = rep(TRUE, nrow(p))) {
 attn_table <- function(p, fig) {
   Reduce(`+`, lapply(names(a_ops), function(k) p[[k]] * fig[[a_ops[[k]]]]))
 }
+# Whether src/rules.c holds the figures `fit` (rows: step_max, bytes, retained from the live
+# rules; alloc_step and three_bytes, the unit rules' alloc_step and bytes; columns: ops), to two
+# decimals, a negative figure of the rows `zero` written 0 (the safe side); says which, naming
+# `what`.
+check_table <- function(fit, zero, what) {
+  from <- list(step_max = c("live", "step_max"), bytes = c("live", "bytes"),
+               retained = c("live", "retained"), alloc_step = c("unit", "alloc_step"),
+               three_bytes = c("unit", "bytes"))
+  tab <- t(vapply(rownames(fit), function(r) {
+    rule <- get(from[[r]][[1L]])
+    vapply(colnames(fit), function(o) rule[[from[[r]][[2L]]]][rule$op %in% o][1L], 0)
+  }, numeric(ncol(fit))))
+  dim(tab) <- dim(fit)
+  written <- round(fit, 2)
+  written[zero, ] <- pmax(written[zero, , drop = FALSE], 0)
+  cat(if (!isTRUE(all(abs(tab - written) <= 0.0051))) {
+    sprintf("the %s's rows differ from src/rules.c\n", what)
+  } else {
+    sprintf("src/rules.c holds the %s's figures\n", what)
+  })
+}
 ap <- attn_pairs(file.path(here, c("measurements-attention-fit.csv",
                                    "measurements-attention-wide.csv")))
 a <- ap$p
@@ -283,18 +304,8 @@ cat(sprintf(paste0("\nattention: %d pairs of 100-step runs (step_max: measured l
                    "the headroom\n"), nrow(a), min(a_off) / 1e6, max(a_off) / 1e6, nrow(aa$p),
             sum(a3_over)))
 print(round(afit, 2))
-a_table <- rbind(
-  step_max = vapply(a_ops, function(o) live$step_max[live$op %in% o][1L], 0),
-  retained = vapply(a_ops, function(o) live$retained[live$op %in% o][1L], 0),
-  alloc_step = vapply(a_ops, function(o) unit$alloc_step[unit$op == o][1L], 0),
-  three_bytes = vapply(a_ops, function(o) unit$bytes[unit$op == o][1L], 0)
-)
 # A negative step's largest is written 0 (the slices' is: a step frees nothing).
-a_written <- round(afit, 2)
-a_written["step_max", ] <- pmax(a_written["step_max", ], 0)
-a_differs <- !isTRUE(all(abs(a_table - a_written) <= 0.0051))
-cat(if (a_differs) "the attention's rows differ from src/rules.c\n" else
-  "src/rules.c holds the attention's figures\n")
+check_table(afit, "step_max", "attention")
 
 lt <- function(opt) live[live$op %in% "embedding_table" & live$optimizer == opt, ]
 ll <- live[live$op %in% "embedding", ]
@@ -382,16 +393,8 @@ cat(sprintf(paste0("\ncausal mask, per head and pair of samples: %d pairs of 100
                    "three-step pairs over the headroom\n"), nrow(cs$p), min(c_max / cs$p$pairs),
             max(c_max / cs$p$pairs), nrow(ca$p), sum(c_over)))
 print(round(cfit, 2))
-c_table <- c(step_max = live$step_max[live$op %in% "attention_causal"],
-             retained = live$retained[live$op %in% "attention_causal"],
-             alloc_step = unit$alloc_step[unit$op %in% "attention_causal"],
-             three_bytes = unit$bytes[unit$op %in% "attention_causal"])
 # A negative figure is written 0, as the layers' are (the safe side).
-c_written <- round(cfit, 2)
-c_written[c("step_max", "three_bytes")] <- pmax(c_written[c("step_max", "three_bytes")], 0)
-c_differs <- length(c_table) != 4L || any(abs(c_table - c_written[names(c_table)]) > 0.0051)
-cat(if (c_differs) "the causal mask's rows differ from src/rules.c\n" else
-  "src/rules.c holds the causal mask's figures\n")
+check_table(cbind(attention_causal = cfit), c("step_max", "three_bytes"), "causal mask")
 
 # ---- ag_flash_attention(): the fused call and its causal mask ----
 # Pairs of measurements-flash-fit.csv (grid_flash_fit(): stacks alone and with a block of its
@@ -468,17 +471,5 @@ cat(sprintf(paste0("\nflash attention: %d pairs of 100-step runs (step_max: meas
             nrow(f), min(f_res) / 1e6, max(f_res) / 1e6, nrow(fc$p), min(fc_max / fc$p$pairs),
             max(fc_max / fc$p$pairs), nrow(fa$p), nrow(fca$p), sum(f3_over)))
 print(round(ffit, 2))
-f_table <- rbind(
-  step_max = vapply(colnames(ffit), function(o) live$step_max[live$op %in% o][1L], 0),
-  bytes = vapply(colnames(ffit), function(o) live$bytes[live$op %in% o][1L], 0),
-  retained = vapply(colnames(ffit), function(o) live$retained[live$op %in% o][1L], 0),
-  alloc_step = vapply(colnames(ffit), function(o) unit$alloc_step[unit$op %in% o][1L], 0),
-  three_bytes = vapply(colnames(ffit), function(o) unit$bytes[unit$op %in% o][1L], 0)
-)
 # A negative step figure is written 0 (the safe side), as the other layers'.
-f_written <- round(ffit, 2)
-f_written[c("step_max", "bytes", "three_bytes"), ] <-
-  pmax(f_written[c("step_max", "bytes", "three_bytes"), ], 0)
-f_differs <- !isTRUE(all(abs(f_table - f_written) <= 0.0051))
-cat(if (f_differs) "the flash attention's rows differ from src/rules.c\n" else
-  "src/rules.c holds the flash attention's figures\n")
+check_table(ffit, c("step_max", "bytes", "three_bytes"), "flash attention")

@@ -122,16 +122,18 @@ count_params <- function(widths, after = character(0), embed = 0L) {
   sum(as.double(widths[-length(widths)]) * widths[-1L] + widths[-1L]) +
     2 * sum(after %in% c("batch_norm", "batch_norm_eval", "layer_norm")) * sum(hidden) +
     as.double(embed) * widths[1L] + has_attention(after) * sum(4 * hidden^2 + hidden) +
-    any(startsWith(after, "flash")) * sum(4 * hidden^2 + 4 * hidden)
+    has_flash(after) * sum(4 * hidden^2 + 4 * hidden)
 }
 
 # Whether the layers of --after have an attention (with its dropout, its causal mask, or neither).
 has_attention <- function(after) any(startsWith(after, "attention"))
+# Whether they have a flash block (with its causal mask or without).
+has_flash <- function(after) any(startsWith(after, "flash"))
 
 # The widths of the tiny model a measuring script warms ggmlR up on, of the same depth: hidden
 # width 3, or two per head with an attention or a flash block after it.
 warm_widths <- function(widths, after = character(0), heads = 1L) {
-  hidden <- if (has_attention(after) || any(startsWith(after, "flash"))) 2L * heads else 3L
+  hidden <- if (has_attention(after) || has_flash(after)) 2L * heads else 3L
   c(4L, rep(hidden, max(0L, length(widths) - 2L)), 2L)
 }
 
