@@ -43,8 +43,7 @@
 #' @export
 ag_flash_attention_call <- function(d_model, n_heads, causal = FALSE) {
   whole <- function(x, arg) {
-    if (!is.numeric(x) || is.object(x) || length(x) != 1L || is.na(x) || !is.finite(x) ||
-      x < 1 || x != floor(x)) {
+    if (is.object(x) || !is_count(x)) {
       stop_arg("`", arg, "` must be a single positive whole number.")
     }
     as.double(x)

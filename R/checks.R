@@ -43,6 +43,11 @@ match_optimizer <- function(optimizer, several = FALSE) {
                null = TRUE)
 }
 
+# Whether x is a single positive whole number.
+is_count <- function(x) {
+  is.numeric(x) && length(x) == 1L && !is.na(x) && is.finite(x) && x >= 1 && x == floor(x)
+}
+
 # A single TRUE or FALSE.
 check_flag <- function(x, arg) {
   if (!is.logical(x) || length(x) != 1L || is.na(x)) {

@@ -235,7 +235,7 @@ read_flash <- function(layer, i, arg, ...) {
 # positive whole number;
 # refuses anything else, naming `arg`.
 layer_width <- function(w, i, arg) {
-  if (!is.numeric(w) || length(w) != 1L || is.na(w) || !is.finite(w) || w < 1 || w != floor(w)) {
+  if (!is_count(w)) {
     stop_arg("`", arg, "`: layer ", i, " has no readable width (a positive whole number).")
   }
   as.double(w)
