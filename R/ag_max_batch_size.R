@@ -32,11 +32,12 @@
 #'
 #' @param shapes Plain parameter shapes, as [ag_estimate_training_memory()]
 #'   takes them (planned on ggmlR's formula); or a model: an `"ag_model_spec"`
-#'   or a ggmlR model (an `ag_sequential()`, a layer, or a list of `ag_param`
+#'   or a ggmlR model (an `ag_sequential()`, a layer, a list of layers in
+#'   forward order as [ag_model_spec()] reads it, or a list of `ag_param`
 #'   tensors); or an `"ag_measured_memory"`.
 #' @param budget The memory to fit in: bytes as a number, or a string with a
 #'   unit, as R users and agmem's own reports write them: SI units are powers
-#'   of 1000 (`"16 GiB"` is 16e9 bytes; kB, MB, GB, TB), IEC units powers of
+#'   of 1000 (`"16 GB"` is 16e9 bytes; kB, MB, GB, TB), IEC units powers of
 #'   1024 (`"16 GiB"` is 16 * 1024^3; KiB, MiB, GiB, TiB), and a bare prefix
 #'   means the IEC unit (`"16G"` is 16 GiB, as in most tools' memory options).
 #'   A unit that ends in a lower-case b (`"2 Gb"`) is in bits, and refused.

@@ -42,6 +42,9 @@
 #' were measured on device `"cpu"` only: on device `"gpu"`,
 #' [ag_training_memory()] and the planners list them as not modelled. A
 #' dropout of rate 0 or in eval mode returns its input and costs nothing.
+#' The layers must chain: a layer that takes another width than the layer
+#' before it gives is refused (ggmlR could not run the model), unless agmem
+#' cannot read the layer before it or the layer is an embedding.
 #'
 #' **Not covered.** Any other layer (a module of your own, whose `forward()`
 #' may call `ag_checkpoint()`, ...; agmem says how to describe it by its
@@ -118,7 +121,7 @@ as_model_spec <- function(x, arg, loss = registry_names("losses")) {
   }
   what <- paste0(
     "`", arg, "` must be an ag_model_spec (from ag_dense_stack() or ag_model_spec()), a ggmlR ",
-    "ag_sequential(), a ggmlR layer or a list of ag_param tensors"
+    "ag_sequential(), a ggmlR layer, a list of layers or a list of ag_param tensors"
   )
   if (inherits(x, "ag_tensor")) {
     x <- list(x)
@@ -149,6 +152,9 @@ read_layers <- function(layers, loss, arg) {
     layer <- layers[[i]]
     reader <- layer_reader(layer)
     got <- if (is.null(reader)) NULL else reader$read(layer, i, arg, width = width)
+    if (!is.null(got$row)) {
+      check_chain(got$row, width, i, arg)
+    }
     width <- if (is.null(got$row)) NA_real_ else got$row$out
     if (is.null(got$row)) {
       params <- layer_tensors(layer, i, arg)
@@ -184,6 +190,19 @@ read_layers <- function(layers, loss, arg) {
   input_width <- if (identical(frame$type[[1L]], "embedding")) 1 else frame$`in`[[1L]]
   new_model_spec(unique_shapes(tensors, arg), frame, loss, input_width, output_width, ops,
                  uncovered)
+}
+
+# Refuses layer i, read as `row`, when its input width is not `width`, the output width of the
+# layer before it (both known): ggmlR's forward would fail on the product of their matrices, so a
+# model that cannot train gets no figure. An embedding takes token indices, not the layer before.
+check_chain <- function(row, width, i, arg) {
+  takes <- row[["in"]]
+  if (is.na(width) || is.na(takes) || identical(row$type, "embedding") || takes == width) {
+    return(invisible(NULL))
+  }
+  stop_arg("`", arg, "`: layer ", i, " (", row$type, ") takes ", format_count(takes),
+           " inputs, but layer ", i - 1L, " gives ", format_count(width),
+           " outputs, so ggmlR cannot run the model; the layers must chain.")
 }
 
 # The spec as the model sees it on `device`: the ops of a layer that the device's rules do not

@@ -3,10 +3,10 @@
 # CPU and its device peak on the GPU.
 
 # Whether x is a model to read with as_model_spec(): a spec, or a ggmlR model (a tensor, a
-# sequential, a layer, or a list of tensors).
+# sequential, a layer, a list of layers or a list of tensors).
 is_model <- function(x) {
   inherits(x, c("ag_model_spec", "ag_tensor", "ag_sequential", "ag_layer")) ||
-    is_tensor_list(x) || is_layer(x)
+    is_tensor_list(x) || is_layer(x) || is_layer_list(x)
 }
 
 # A model estimator for x on `device` and `dtype`; refuses activation_frac (`given`). A model

@@ -67,10 +67,17 @@ flatten_layers <- function(x, arg, what, depth = 0L) {
   if (is_layer(x)) {
     return(list(x))
   }
-  if (is.list(x) && !is.object(x) && length(x) > 0L && all(vapply(x, is_layer, logical(1)))) {
+  if (is_layer_list(x)) {
     return(do.call(c, lapply(x, flatten_layers, arg = arg, what = what, depth = depth + 1L)))
   }
   stop_arg(what, ", not ", describe_object(x), ".")
+}
+
+# Whether x is a non-empty plain list of layers (a module described by its layers in order). The
+# first element decides for plain shapes at once, as in is_tensor_list().
+is_layer_list <- function(x) {
+  is.list(x) && !is.object(x) && length(x) > 0L && is_layer(x[[1L]]) &&
+    all(vapply(x, is_layer, logical(1)))
 }
 
 # Whether x looks like a ggmlR layer: an ag_linear(), an object of class "ag_layer" (every layer

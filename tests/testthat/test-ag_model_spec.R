@@ -262,6 +262,45 @@ test_that("models that cannot be read are errors that name the argument", {
   })
 })
 
+test_that("layers that do not chain are refused, naming the argument and both layers", {
+  norm <- function(w) {
+    fake_layer("ag_layer_norm", list(gamma = fake_tensor(c(w, 1)), beta = fake_tensor(c(w, 1))))
+  }
+  flash <- ag_flash_attention_call(32, 2)
+  expect_snapshot(error = TRUE, {
+    ag_model_spec(list(fake_linear(784, 256, "relu"), fake_linear(128, 10)))
+    ag_model_spec(fake_sequential(fake_linear(8, 16), norm(12), fake_linear(16, 2)))
+    ag_max_batch_size(list(fake_linear(8, 16), fake_dropout(), fake_attention(32, 2)), "1 GiB")
+    ag_training_memory(list(fake_linear(8, 16), flash, fake_linear(32, 2)), 4)
+  })
+  expect_error(ag_model_spec(list(fake_linear(8, 16), fake_linear(15, 2))),
+               class = "agmem_error_argument")
+  # Nested sequentials chain across their boundaries.
+  expect_error(ag_model_spec(fake_sequential(fake_sequential(fake_linear(8, 16)),
+                                             fake_sequential(fake_linear(17, 2)))),
+               "layer 2 \\(linear\\) takes 17 inputs, but layer 1 gives 16")
+  # What chains is read; a layer whose width agmem cannot read (a module of your own) may change
+  # the width, and an embedding takes token indices, so neither is checked against the layer
+  # before it.
+  spec <- ag_model_spec(list(fake_linear(8, 32), norm(32), fake_dropout(), flash,
+                             fake_attention(32, 2), fake_linear(32, 2)))
+  expect_identical(spec$layers$out, c(32, 32, 32, 32, 32, 2))
+  module <- fake_layer("ag_mine", list(w = fake_tensor(c(4, 4))))
+  spec <- ag_model_spec(list(fake_linear(8, 16), module, fake_linear(4, 2)))
+  expect_length(spec$uncovered, 1L)
+  emb <- fake_layer("ag_embedding", list(weight = fake_tensor(c(16, 100))))
+  spec <- ag_model_spec(list(fake_linear(8, 3), emb, fake_linear(16, 2)))
+  expect_identical(spec$layers$out, c(3, 16, 2))
+})
+
+test_that("the planners take a list of layers as ag_model_spec() reads it", {
+  layers <- list(fake_linear(784, 512, "relu"), fake_linear(512, 10))
+  expect_identical(ag_max_batch_size(layers, "256 MiB"),
+                   ag_max_batch_size(ag_model_spec(layers), "256 MiB"))
+  expect_identical(ag_memory_sweep(layers, c(1, 64))$host_peak,
+                   ag_memory_sweep(fake_sequential(layers[[1L]], layers[[2L]]), c(1, 64))$host_peak)
+})
+
 test_that("models that cannot be read are errors that name the argument, value by value", {
   broken <- fake_layer("ag_broken")
   broken$parameters <- function() stop("no weights here")
