@@ -548,7 +548,9 @@ const R_xlen_t agmem_n_gc_rules = sizeof agmem_gc_rules / sizeof agmem_gc_rules[
  * with softmax cross-entropy.
  * The layers' rows (batch norm, dropout, layer norm) are fitted by inst/validation/fit-layers.R
  * on their own fit grid (measurements-layers-fit.csv): what a run with the layer after each
- * hidden layer differs by from the same dense stack without it (design/layers.md). */
+ * hidden layer differs by from the same dense stack without it (design/layers.md). So are
+ * sigmoid's, softmax's and ag_cross_entropy_loss()'s (measurements-activations-*.csv): what a
+ * run with them differs by from the same stack with relu and the fused loss. */
 const agmem_live_rule agmem_live_rules[] = {
     /* device, optimizer, op (NULL: per parameter), bytes, cite, retained, step_max */
     {CPU, ADAM, NULL, 46.1,
@@ -583,19 +585,29 @@ const agmem_live_rule agmem_live_rules[] = {
     {CPU, ANY, "tanh", 30.3,
      "issue #15 measurement (long fit grid): a tanh layer's live bytes per unit and sample (96.3 "
      "fitted) over a relu layer's; the step's largest: 93.93 over 91.59", 0, 2.34},
-    {CPU, ANY, "sigmoid", 30.3,
-     "issue #15 measurement (long fit grid): as tanh (sigmoid was not in the long grids; its "
-     "backward keeps the same kind of multiplier, R/autograd.R:672-684)", 0, 2.34},
-    {CPU, ANY, "softmax", 30.3,
-     "issue #15 measurement (long fit grid): as tanh (a dense stack has no softmax layer; not in "
-     "the long grids)", 0, 2.34},
+    {CPU, ANY, "sigmoid", 6.14,
+     "issue #16 measurement (activations' fit grid, fit-layers.R): a sigmoid layer's live bytes "
+     "per unit and sample over a relu layer's, from ten pairs of runs with each; the step's "
+     "largest is a relu layer's (fitted -0.32; the pairs differ by -0.57 to 1.01 bytes per unit "
+     "and sample): each keeps one multiplier per unit, R/autograd.R:672-684; retained: fitted "
+     "-8.22", 0, 0},
+    {CPU, ANY, "softmax", 31.22,
+     "issue #16 measurement (activations' fit grid, fit-layers.R): a softmax layer's live bytes "
+     "per unit and sample over a relu layer's, from ten pairs of runs with each (softmax on the "
+     "hidden layers); retained by the allocator: 15.13; the step's largest: 30.41 (16.00 to "
+     "32.00 per pair: ag_softmax() keeps p for its backward, R/autograd.R:726-760)", 15.13,
+     30.41},
     {CPU, ANY, "loss_mse", 24.7,
      "issue #15 measurement (long fit grid): the output layer's live bytes per unit and sample "
      "with ag_mse_loss() (90.7 fitted) over a relu layer's; the step's largest: 94.56 over "
      "91.59", 0, 2.97},
-    {CPU, ANY, "loss_cross_entropy", 88.1,
-     "issue #15 measurement (long fit grid): as softmax cross-entropy (cross_entropy was not in "
-     "the long grids; it computes in R doubles the same way, R/autograd.R:831-849)", 0, 67.64},
+    {CPU, ANY, "loss_cross_entropy", 29.38,
+     "issue #16 measurement (activations' fit grids, fit-layers.R): the output layer's live "
+     "bytes per unit and sample with ag_cross_entropy_loss() over a relu layer's, from 14 pairs "
+     "of runs with it and with the fused loss (below) added to the fused loss's figures: it "
+     "keeps the clamped input and -target / pred, R/autograd.R:831-849, where the fused loss "
+     "keeps the softmax's doubles too; retained by the allocator: 5.67; the step's largest: "
+     "11.62 (the fused loss's less 56.01 to 56.02 on the four wide outputs)", 5.67, 11.62},
     {CPU, ANY, "loss_softmax_cross_entropy", 88.1,
      "issue #15 measurement (long fit grid): the output layer's live bytes per unit and sample "
      "with ag_softmax_cross_entropy_loss() (154.1 fitted) over a relu layer's; the step's "

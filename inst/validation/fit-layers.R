@@ -1,7 +1,8 @@
 # fit-layers.R: the figures of src/rules.c for ag_batch_norm() (in training and in eval mode),
 # ag_dropout() and ag_layer_norm(), fitted on the layers' fit grids (grids.R, grid_layers_fit()
-# and grid_layers_eval_fit()); then ag_embedding(), ag_multihead_attention() and its causal mask
-# on theirs (each section below says which).
+# and grid_layers_eval_fit()); then ag_embedding(), ag_multihead_attention() and its causal mask,
+# ag_flash_attention(), and sigmoid, softmax and ag_cross_entropy_loss() on theirs (each section
+# below says which).
 #
 #   Rscript inst/validation/fit-layers.R [measurements-layers-fit.csv] \
 #     [measurements-layers-three.csv] [measurements-layers-three-gpu.csv]
@@ -473,3 +474,51 @@ cat(sprintf(paste0("\nflash attention: %d pairs of 100-step runs (step_max: meas
 print(round(ffit, 2))
 # A negative step figure is written 0 (the safe side), as the other layers'.
 check_table(ffit, c("step_max", "bytes", "three_bytes"), "flash attention")
+
+# ---- sigmoid, softmax and ag_cross_entropy_loss() on the long-run basis ----
+# Pairs of measurements-activations-fit.csv (grid_activations_fit(): the layers' ten stacks with
+# relu hidden layers and the fused softmax cross-entropy, with sigmoid in place of relu, and with
+# ag_cross_entropy_loss() in place of the fused loss) and of measurements-activations-softmax.csv
+# (grid_activations_softmax(): the same stacks with relu and with softmax, measured after them)
+# and of measurements-activations-wide.csv (grid_activations_wide(): four stacks of wide outputs
+# with each loss, whose units the cross-entropy's figures show on; its pairs in the first file
+# have 1 or 10 outputs); 100 steps and one more under gctorture() (validate-long.R --torture=true). Per unit and sample,
+# through the origin: an activation over relu on the hidden units; cross-entropy over the fused
+# loss on the output units, to which the fused loss's own row is added (its figures are over a
+# relu layer's, as every loss row's). Their bytes allocated per step and three-step figures are
+# issue #10's.
+act_pairs <- function(path) {
+  got <- paired(path, function(m) m$activation == "relu" & m$loss == "softmax_cross_entropy",
+                function(m) m$activation != "relu" | m$loss == "cross_entropy")
+  p <- got$p
+  hid <- p$activation != "relu"
+  out <- as.numeric(sub("^.*-", "", p$widths))
+  p$op <- ifelse(hid, p$activation, "loss_cross_entropy")
+  p$units <- ifelse(hid, vapply(p$hidden, sum, 0), out) * p$batch
+  list(p = p, b = got$b)
+}
+ap2 <- act_pairs(file.path(here, c("measurements-activations-fit.csv",
+                                   "measurements-activations-wide.csv",
+                                   "measurements-activations-softmax.csv")))
+v <- ap2$p
+vb <- ap2$b
+v_max <- (v$live_step_max - v$heap0) - (vb$live_step_max - vb$heap0)
+v_live <- (v$live_full - v$heap0) - (vb$live_full - vb$heap0)
+v_kept <- over(v) - over(vb)
+v_ops <- c("sigmoid", "softmax", "loss_cross_entropy")
+sce <- live[live$op %in% "loss_softmax_cross_entropy", ]
+vfit <- vapply(v_ops, function(o) {
+  k <- v$op == o
+  f <- c(step_max = through(v$units, v_max, k), bytes = through(v$units, v_live, k),
+         retained = through(v$units, v_kept, k))
+  if (o == "loss_cross_entropy") f + c(sce$step_max, sce$bytes, sce$retained) else f
+}, numeric(3))
+cat("\nsigmoid, softmax and cross-entropy (over the fused loss), per unit and sample:\n")
+for (o in v_ops) {
+  k <- v$op == o
+  per <- (v_max / v$units)[k]
+  cat(sprintf("  %-18s %d pairs (%d with a full collection in both), step's largest %.2f to %.2f\n",
+              o, sum(k), sum(k & is.finite(v_live)), min(per), max(per)))
+}
+print(round(vfit, 2))
+check_table(vfit, c("step_max", "bytes", "retained"), "activations' and cross-entropy")

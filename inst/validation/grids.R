@@ -420,3 +420,60 @@ grid_flash_holdout <- function() {
   g[6L, c("batch", "optimizer")] <- list(1024, "adam")
   g
 }
+
+# ---- the other activation and loss (sigmoid, ag_cross_entropy_loss()), 100 steps ----
+#
+# Fit: the layers' ten stacks, each with relu hidden layers and softmax cross-entropy, with
+# sigmoid hidden layers in their place, and with ag_cross_entropy_loss() on the output in place
+# of the fused loss (the output layer stays linear: the loss clamps what it is given to
+# [1e-7, 1 - 1e-7] and computes in R doubles, R/autograd.R:831-849), all measured together;
+# each 100 steps and one more under gctorture() (fit-layers.R). Held out: the layers' holdout
+# stacks without their layers, four with sigmoid, four with cross-entropy, and three with softmax
+# (measured after the others).
+grid_activations_fit <- function() {
+  base <- grid_layers_fit()
+  base <- base[base$after == "none", ]
+  base$activation <- "relu"
+  base$loss <- "softmax_cross_entropy"
+  g <- base[rep(seq_len(nrow(base)), each = 3L), ]
+  g$activation[seq(2L, nrow(g), by = 3L)] <- "sigmoid"
+  g$loss[seq(3L, nrow(g), by = 3L)] <- "cross_entropy"
+  rownames(g) <- NULL
+  g
+}
+# Softmax on the hidden layers (an op of its own wherever it stands: ag_softmax(),
+# R/autograd.R:726-760), measured after the others with baselines of its own: the ten stacks
+# with relu and with softmax.
+grid_activations_softmax <- function() {
+  g <- grid_activations_fit()
+  g <- g[g$loss == "softmax_cross_entropy" & g$activation == "relu", ]
+  g <- g[rep(seq_len(nrow(g)), each = 2L), ]
+  g$activation[seq(2L, nrow(g), by = 2L)] <- "softmax"
+  rownames(g) <- NULL
+  g
+}
+# The cross-entropy's pairs of grid_activations_fit() have 1 or 10 outputs, too few units for
+# its figures to show over the runs' noise: four stacks with wide outputs (768 to 2048), each with
+# the fused loss and with ag_cross_entropy_loss(), measured after them.
+grid_activations_wide <- function() {
+  base <- data.frame(widths = c("64-1024", "128-2048", "256-512-1024", "64-256-768"),
+                     batch = c(512, 256, 256, 1024),
+                     optimizer = c("sgd", "adam", "sgd_plain", "adam"), activation = "relu",
+                     loss = "softmax_cross_entropy", variant = "grads", after = "none",
+                     stringsAsFactors = FALSE)
+  g <- base[rep(seq_len(nrow(base)), each = 2L), ]
+  g$loss[seq(2L, nrow(g), by = 2L)] <- "cross_entropy"
+  rownames(g) <- NULL
+  g
+}
+grid_activations_holdout <- function() {
+  g <- grid_layers_holdout()[c(1L, 3L, 4L, 6L, 7L, 8L, 9L, 11L, 2L, 5L, 10L), ]
+  g$after <- "none"
+  g$activation <- c(rep(c("sigmoid", "relu"), times = 4L), rep("softmax", 3L))
+  g$loss <- c(rep(c("softmax_cross_entropy", "cross_entropy"), times = 4L),
+              "softmax_cross_entropy", "mse", "softmax_cross_entropy")
+  rownames(g) <- NULL
+  g
+}
+# The runs of grid_activations_holdout() measured after its first eight: softmax.
+grid_activations_holdout_softmax <- function() grid_activations_holdout()[-(1:8), ]

@@ -14,7 +14,9 @@
 #   (and --grid=attention_fit, attention_holdout: ag_multihead_attention(); and
 #   attention_dropout_holdout and attention_dropout_step: the same with its attention dropout on;
 #   attention_causal_fit and attention_causal_holdout: the same called with a causal mask;
-#   flash_fit and flash_holdout: a block around ag_flash_attention())
+#   flash_fit and flash_holdout: a block around ag_flash_attention(); activations_fit,
+#   activations_softmax and activations_wide, activations_holdout: sigmoid, softmax and
+#   ag_cross_entropy_loss(), fitted by fit-layers.R)
 #   (--measure-only stops after measuring; --markdown prints the table in Markdown; --torture
 #   runs one more step under gctorture(), see measure-long.R)
 #
@@ -90,7 +92,12 @@ if (nzchar(opt$from_csv)) {
                 attention_causal_fit = grid_attention_causal_fit,
                 attention_causal_holdout = grid_attention_causal_holdout,
                 flash_fit = grid_flash_fit, flash_fit_narrow = grid_flash_fit_narrow,
-                flash_holdout = grid_flash_holdout)
+                flash_holdout = grid_flash_holdout,
+                activations_fit = grid_activations_fit,
+                activations_softmax = grid_activations_softmax,
+                activations_wide = grid_activations_wide,
+                activations_holdout = grid_activations_holdout,
+                activations_holdout_softmax = grid_activations_holdout_softmax)
   if (!opt$grid %in% names(grids)) {
     stop("`--grid` must be one of ", paste(names(grids), collapse = ", "), call. = FALSE)
   }
