@@ -532,6 +532,9 @@ test_that("a model description or a ggmlR model stands for its shapes in the for
   model <- fake_sequential(fake_linear(784, 512, "relu"), fake_linear(512, 10))
   expect_identical(ag_estimate_training_memory(model, quiet = TRUE),
                    ag_estimate_training_memory(ag_dense_shapes(c(784, 512, 10)), quiet = TRUE))
+  # So does a list of its layers in forward order.
+  expect_identical(ag_estimate_training_memory(model$layers, quiet = TRUE),
+                   ag_estimate_training_memory(model, quiet = TRUE))
   measured <- structure(list(line = list(host = c(fixed = 1, per_sample = 1),
                                          device = c(fixed = 0, per_sample = 0)),
                              device = "cpu"), class = "ag_measured_memory")
