@@ -338,6 +338,18 @@ test_that("a malformed spec is refused, naming the argument", {
                      "\"conv2d\", is not an op agmem models")
 })
 
+test_that("what agmem refuses as not chaining, ggmlR cannot run", {
+  skip_if_not_installed("ggmlR")
+  g <- asNamespace("ggmlR")
+  x <- g$ag_tensor(matrix(1, 8, 3))
+  for (second in list(g$ag_linear(15L, 2L), g$ag_layer_norm(15L), g$ag_batch_norm(15L))) {
+    model <- g$ag_sequential(g$ag_linear(8L, 16L), second)
+    expect_error(ag_model_spec(model), "layer 2 .* takes 15 inputs, but layer 1 gives 16",
+                 class = "agmem_error_argument")
+    expect_error(suppressWarnings(model$forward(x)))
+  }
+})
+
 test_that("real ggmlR models read as their fakes do", {
   skip_if_not_installed("ggmlR")
   g <- asNamespace("ggmlR")
