@@ -48,7 +48,9 @@
 #'
 #' **Not covered.** Any other layer (a module of your own, whose `forward()`
 #' may call `ag_checkpoint()`, ...; agmem says how to describe it by its
-#' layers), a dropout after a layer agmem cannot read,
+#' layers: a segment run under `ag_checkpoint()` by the segment's layers,
+#' counted as if not checkpointed, which is more than it uses), a dropout after
+#' a layer agmem cannot read,
 #' or an `ag_linear()` with an activation agmem does not model: its parameters are counted (from its
 #' `parameters()` method, or else from the `ag_param` tensors among its
 #' fields), but its activation memory is not, and it is listed in `uncovered`
@@ -241,7 +243,8 @@ module_hint <- function() {
     "layers one after the other, describe it by those layers in order, ",
     "ag_model_spec(list(<layer 1>, <layer 2>, ...)), an attention it calls with ",
     "causal_mask = TRUE as ag_causal_attention(<attention>), a call of ag_flash_attention() ",
-    "as ag_flash_attention_call(<d_model>, <n_heads>, <causal>)"
+    "as ag_flash_attention_call(<d_model>, <n_heads>, <causal>), a segment it runs under ",
+    "ag_checkpoint() by the segment's layers (counted as if not checkpointed, which is more)"
   )
 }
 

@@ -477,3 +477,21 @@ grid_activations_holdout <- function() {
 }
 # The runs of grid_activations_holdout() measured after its first eight: softmax.
 grid_activations_holdout_softmax <- function() grid_activations_holdout()[-(1:8), ]
+
+# ---- ag_checkpoint() (measure-long.R --after=checkpoint), 100 steps ----
+#
+# Pairs: each stack with two ag_linear(w, w, "relu") after its hidden layer (--after=dense2), and
+# the same two run under ag_checkpoint() by a module of its own (--after=checkpoint), described to
+# agmem by the two layers, as if not checkpointed; each 100 steps and one more under gctorture().
+# The last stack's runs end before R's first collection.
+grid_checkpoint <- function() {
+  base <- data.frame(widths = c("128-512-10", "256-256-10", "64-1024-10", "64-128-10"),
+                     batch = c(256, 512, 128, 32),
+                     optimizer = c("adam", "sgd", "sgd_plain", "sgd"), activation = "relu",
+                     loss = c("softmax_cross_entropy", "mse", "softmax_cross_entropy", "mse"),
+                     variant = "grads", stringsAsFactors = FALSE)
+  g <- base[rep(seq_len(nrow(base)), each = 2L), ]
+  g$after <- rep(c("dense2", "checkpoint"), times = nrow(base))
+  rownames(g) <- NULL
+  g
+}

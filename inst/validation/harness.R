@@ -52,7 +52,9 @@ make_matrices <- function(widths, n, loss, embed = 0L) {
 # ag_causal_attention()). Every attention's name begins with "attention". "flash" is a block of
 # its own around ggmlR's fused ag_flash_attention() of `heads` heads (its sequence the batch),
 # as ggmlR's documentation suggests writing one: Q, K and V by three ag_linear(w, w), the call,
-# and an ag_linear(w, w) after it; "flash_causal", the same with causal = TRUE.
+# and an ag_linear(w, w) after it; "flash_causal", the same with causal = TRUE. "dense2" is two
+# ag_linear(w, w, "relu") in an ag_sequential(); "checkpoint" the same two run under
+# ag_checkpoint() by a module of its own, described to agmem by the two layers.
 after_layers <- list(
   batch_norm = function(w, heads) ggmlR::ag_batch_norm(w),
   batch_norm_eval = function(w, heads) ggmlR::ag_eval(ggmlR::ag_batch_norm(w)),
@@ -62,8 +64,27 @@ after_layers <- list(
   attention_dropout = function(w, heads) ggmlR::ag_multihead_attention(w, heads, dropout = 0.1),
   attention_causal = function(w, heads) causal_module(ggmlR::ag_multihead_attention(w, heads)),
   flash = function(w, heads) flash_module(w, heads, causal = FALSE),
-  flash_causal = function(w, heads) flash_module(w, heads, causal = TRUE)
+  flash_causal = function(w, heads) flash_module(w, heads, causal = TRUE),
+  dense2 = function(w, heads) dense2(w),
+  checkpoint = function(w, heads) checkpoint_module(dense2(w))
 )
+
+# Two ag_linear(w, w, "relu") in an ag_sequential().
+dense2 <- function(w) {
+  ggmlR::ag_sequential(ggmlR::ag_linear(w, w, activation = "relu"),
+                       ggmlR::ag_linear(w, w, activation = "relu"))
+}
+
+# A module of its own that runs the ag_sequential() `seg` under ag_checkpoint() (its activations
+# not kept, the segment run again in the backward); described by `seg` itself, as a user
+# describes the segment by its layers.
+checkpoint_module <- function(seg) {
+  module <- new.env(parent = emptyenv())
+  module$describe <- function() list(seg)
+  module$forward <- function(x) ggmlR::ag_checkpoint(function(h) seg$forward(h), x)
+  module$parameters <- function() seg$parameters()
+  module
+}
 
 # The layers of a dense stack of `widths` for ggmlR (in forward order): an ag_linear() per
 # pair of widths, with `activation` on the hidden ones ("none": none), each hidden one followed
@@ -116,13 +137,14 @@ read_after <- function(after) {
 
 # The parameters of the model build_layers() makes: the dense stack's, gamma and beta of each
 # norm, the embedding's table, each attention's W_q, W_k, W_v, W_o and b_o, and each flash
-# block's four ag_linear(w, w).
+# block's four ag_linear(w, w), and the two ag_linear(w, w) of each dense2 or checkpoint.
 count_params <- function(widths, after = character(0), embed = 0L) {
   hidden <- as.double(widths[-c(1L, length(widths))])
   sum(as.double(widths[-length(widths)]) * widths[-1L] + widths[-1L]) +
     2 * sum(after %in% c("batch_norm", "batch_norm_eval", "layer_norm")) * sum(hidden) +
     as.double(embed) * widths[1L] + has_attention(after) * sum(4 * hidden^2 + hidden) +
-    has_flash(after) * sum(4 * hidden^2 + 4 * hidden)
+    has_flash(after) * sum(4 * hidden^2 + 4 * hidden) +
+    sum(after %in% c("dense2", "checkpoint")) * sum(2 * hidden^2 + 2 * hidden)
 }
 
 # Whether the layers of --after have an attention (with its dropout, its causal mask, or neither).

@@ -12,7 +12,8 @@
 # optimizer's step and zero_grad(); the loss is read every 10 steps. --after names the layers that
 # follow each hidden ag_linear(), joined by "+": batch_norm (ag_batch_norm(width)), dropout
 # (ag_dropout(0.3)) and layer_norm (ag_layer_norm(width)), as ggmlR's autograd vignette puts
-# batch norm and dropout after a hidden layer; "none" (the default) adds none. --embed=V puts an
+# batch norm and dropout after a hidden layer, and the others harness.R's after_layers names;
+# "none" (the default) adds none. --embed=V puts an
 # ag_embedding(V, first width) first: the data are then token indices; --heads is the number of
 # heads of an "attention" in --after (ag_multihead_attention(), the batch its sequence).
 # Variant "grads" passes backward()'s result to opt$step(grads); variant "field" calls

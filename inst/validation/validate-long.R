@@ -16,7 +16,8 @@
 #   attention_causal_fit and attention_causal_holdout: the same called with a causal mask;
 #   flash_fit and flash_holdout: a block around ag_flash_attention(); activations_fit,
 #   activations_softmax and activations_wide, activations_holdout: sigmoid, softmax and
-#   ag_cross_entropy_loss(), fitted by fit-layers.R)
+#   ag_cross_entropy_loss(), fitted by fit-layers.R; checkpoint: ag_checkpoint() around two
+#   layers, described by them)
 #   (--measure-only stops after measuring; --markdown prints the table in Markdown; --torture
 #   runs one more step under gctorture(), see measure-long.R)
 #
@@ -97,7 +98,8 @@ if (nzchar(opt$from_csv)) {
                 activations_softmax = grid_activations_softmax,
                 activations_wide = grid_activations_wide,
                 activations_holdout = grid_activations_holdout,
-                activations_holdout_softmax = grid_activations_holdout_softmax)
+                activations_holdout_softmax = grid_activations_holdout_softmax,
+                checkpoint = grid_checkpoint)
   if (!opt$grid %in% names(grids)) {
     stop("`--grid` must be one of ", paste(names(grids), collapse = ", "), call. = FALSE)
   }

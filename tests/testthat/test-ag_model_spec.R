@@ -70,6 +70,8 @@ test_that("a module of one's own is not modelled, with how to describe it by its
   expect_length(spec$uncovered, 2L)
   expect_match(spec$uncovered[[1]], paste0("layer 1 \\(environment\\): .*4 parameter tensors ",
                                            "counted.*module of your own.*ag_model_spec\\(list\\("))
+  # The hint in full: each way to describe what such a forward may call.
+  expect_snapshot(cat(spec$uncovered, sep = "\n"))
   described <- ag_model_spec(inner)
   expect_identical(described$uncovered, character(0))
   expect_identical(described$ops, list(c("matmul", "add", "relu"), c("matmul", "add")))
