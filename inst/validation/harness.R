@@ -218,3 +218,83 @@ loss_function <- function(name) {
   switch(name, mse = ggmlR::ag_mse_loss, cross_entropy = ggmlR::ag_cross_entropy_loss,
          softmax_cross_entropy = ggmlR::ag_softmax_cross_entropy_loss)
 }
+
+# The runs of one or more measurements tables, as one: the columns of all (NA where a table has
+# none: measured before the column existed), with `file`, the table's name.
+read_runs_csv <- function(paths) {
+  ms <- lapply(paths, function(p) {
+    cbind(utils::read.csv(p, stringsAsFactors = FALSE), file = basename(p),
+          stringsAsFactors = FALSE)
+  })
+  cols <- unique(unlist(lapply(ms, names)))
+  do.call(rbind, lapply(ms, function(m) {
+    m[setdiff(cols, names(m))] <- NA
+    m[cols]
+  }))
+}
+
+# The runs of a measurements table judged against agmem's whole-run model: each run's model as
+# run_spec() describes it, with the data set the loop holds in R (four mini-batches); adds
+# `agmem` (host_peak), `high` (host_high), `measured` (the peak at step 100), `ratio`, `within`
+# (max(15%, 8 MB)), `under15` and `ops` (the ops of its spec and its loss's).
+judge_runs <- function(m) {
+  got <- lapply(seq_len(nrow(m)), function(i) {
+    spec <- run_spec(m$widths[i], m$activation[i], m$loss[i], field_of(m, "after", i, "none"),
+                     field_of(m, "embed", i, 0), field_of(m, "heads", i, 1))
+    mem <- suppressWarnings(agmem::ag_training_memory(
+      spec, m$batch[i], m$optimizer[i], quiet = TRUE, steps = m$steps[i],
+      data_size = data_bytes(m$widths[i], 4 * m$batch[i], field_of(m, "embed", i, 0))
+    ))
+    list(peak = mem$host_peak, high = mem$host_high,
+         ops = c(unique(unlist(spec$ops)), paste0("loss_", m$loss[i])))
+  })
+  m$agmem <- vapply(got, `[[`, 0, "peak")
+  m$high <- vapply(got, `[[`, 0, "high")
+  m$ops <- lapply(got, `[[`, "ops")
+  m$measured <- m$peak_100
+  m$ratio <- m$agmem / m$measured
+  m$within <- abs(m$agmem - m$measured) <= pmax(0.15 * m$measured, 8e6)
+  m$under15 <- m$agmem < 0.85 * m$measured
+  m
+}
+
+# What each op of the rule table a run may have stands for, in the order of the table by layer.
+layer_ops <- c(
+  relu = "relu", tanh = "tanh", sigmoid = "sigmoid", softmax = "softmax",
+  loss_mse = "ag_mse_loss()", loss_cross_entropy = "ag_cross_entropy_loss()",
+  loss_softmax_cross_entropy = "ag_softmax_cross_entropy_loss()",
+  batch_norm = "ag_batch_norm()", batch_norm_eval = "ag_batch_norm(), eval mode",
+  dropout = "ag_dropout()", layer_norm = "ag_layer_norm()", embedding = "ag_embedding()",
+  attention_head = "ag_multihead_attention()", attention_dropout = "its attention dropout",
+  attention_causal = "its causal mask", flash_attention = "ag_flash_attention()",
+  flash_causal = "its causal mask (flash)"
+)
+
+# Prints, for each op of layer_ops the judged runs m have (judge_runs()), and for the runs with
+# ag_checkpoint() (described by the segment's layers), the number of runs and their shares
+# within tolerance and at or under host_high; in Markdown with `markdown`.
+print_by_layer <- function(m, markdown = FALSE) {
+  has <- lapply(names(layer_ops), function(o) vapply(m$ops, function(x) o %in% x, TRUE))
+  names(has) <- layer_ops
+  after <- vapply(seq_len(nrow(m)), function(i) field_of(m, "after", i, "none"), "")
+  has[["ag_checkpoint(), described by its layers"]] <- grepl("checkpoint", after, fixed = TRUE)
+  has <- has[vapply(has, any, TRUE)]
+  rows <- data.frame(
+    what = names(has), runs = vapply(has, sum, 0),
+    within = vapply(has, function(k) 100 * mean(m$within[k]), 0),
+    under15 = vapply(has, function(k) sum(m$under15[k]), 0),
+    high = vapply(has, function(k) sum(m$measured[k] <= m$high[k]), 0)
+  )
+  if (markdown) {
+    cat("| layer, activation or loss | runs | within max(15%, 8 MB) | under by more than 15% |",
+        "at or under host_high |\n|---|---:|---:|---:|---:|\n")
+    cat(sprintf("| %s | %d | %.0f%% | %d | %d |\n", rows$what, rows$runs, rows$within,
+                rows$under15, rows$high), sep = "")
+  } else {
+    cat(sprintf("%-42s %5s %7s %8s %6s\n", "layer, activation or loss", "runs", "within",
+                "under15", "high"))
+    cat(sprintf("%-42s %5d %6.0f%% %8d %6d\n", rows$what, rows$runs, rows$within, rows$under15,
+                rows$high), sep = "")
+  }
+  cat(sprintf("%d runs in all (%s)\n", nrow(m), paste(unique(m$file), collapse = ", ")))
+}

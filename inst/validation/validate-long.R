@@ -20,6 +20,11 @@
 #   layers, described by them)
 #   (--measure-only stops after measuring; --markdown prints the table in Markdown; --torture
 #   runs one more step under gctorture(), see measure-long.R)
+#   Rscript inst/validation/validate-long.R --by-layer \
+#     --from-csv=inst/validation/measurements-long-holdout.csv,inst/validation/...
+#   (--from-csv takes several files, comma-separated; --by-layer prints, for each op of the rule
+#   table the runs have, how many runs have it and their shares within tolerance and under
+#   host_high, in place of the table of runs)
 #
 # Each configuration (grids.R, draw_long_grid()) runs in a fresh R process (measure-long.R):
 # 100 steps of the loop of ggmlR's autograd vignette. The table printed has the peak at steps 3,
@@ -41,7 +46,7 @@ source(file.path(here, "harness.R"))
 
 args <- commandArgs(trailingOnly = TRUE)
 opt <- list(grid = "long_subset", from_csv = "", out = "", measure_only = "false",
-            markdown = "false", steps = "100", torture = "false")
+            markdown = "false", steps = "100", torture = "false", by_layer = "false")
 for (a in args) {
   kv <- regmatches(a, regexec("^--([a-z_-]+)(=(.*))?$", a))[[1]]
   key <- gsub("-", "_", kv[2])
@@ -79,7 +84,7 @@ measure_long <- function(cfg, steps, torture = "false") {
 }
 
 if (nzchar(opt$from_csv)) {
-  m <- utils::read.csv(opt$from_csv, stringsAsFactors = FALSE)
+  m <- read_runs_csv(strsplit(opt$from_csv, ",", fixed = TRUE)[[1]])
 } else {
   grids <- list(long_fit = grid_long_fit, long_holdout = grid_long_holdout,
                 long_subset = grid_long_subset, layers_fit = grid_layers_fit,
@@ -129,22 +134,11 @@ if (!requireNamespace("agmem", quietly = TRUE)) {
   stop("validate-long.R needs agmem installed", call. = FALSE)
 }
 mib <- 2^20
-pred <- vapply(seq_len(nrow(m)), function(i) {
-  spec <- run_spec(m$widths[i], m$activation[i], m$loss[i], field_of(m, "after", i, "none"),
-                   field_of(m, "embed", i, 0), field_of(m, "heads", i, 1))
-  mem <- suppressWarnings(agmem::ag_training_memory(
-    spec, m$batch[i], m$optimizer[i], quiet = TRUE, steps = m$steps[i],
-    # The data set the loop holds in R: four mini-batches.
-    data_size = data_bytes(m$widths[i], 4 * m$batch[i], field_of(m, "embed", i, 0))
-  ))
-  c(mem$host_peak, mem$host_high)
-}, numeric(2))
-m$agmem <- pred[1L, ]
-m$high <- pred[2L, ]
-m$measured <- m$peak_100
-m$ratio <- m$agmem / m$measured
-m$within <- abs(m$agmem - m$measured) <= pmax(0.15 * m$measured, 8e6)
-m$under15 <- m$agmem < 0.85 * m$measured
+m <- judge_runs(m)
+if (identical(opt$by_layer, "true")) {
+  print_by_layer(m, opt$markdown == "true")
+  quit(status = 0)
+}
 
 m$label <- vapply(seq_len(nrow(m)), function(i) {
   run_label(m$widths[i], field_of(m, "after", i, "none"), field_of(m, "embed", i, 0),
