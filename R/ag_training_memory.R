@@ -41,8 +41,7 @@
 #' one table in agmem's C code, each with its source: a measurement (basis
 #' `"measured"`, fitted on the fit grid of `inst/validation`) or ggmlR's source
 #' code alone (`"source only"`: the f16 and bf16 figures, which cannot be
-#' measured on the CPU backend, and the softmax layer, which a dense stack does
-#' not have).
+#' measured on the CPU backend).
 #'
 #' On the host with `device = "cpu"`, R's garbage collector decides the peak of
 #' a run. R collects only when its vector heap reaches a trigger, which starts

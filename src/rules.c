@@ -296,11 +296,14 @@ const agmem_unit_rule agmem_unit_rules[] = {
      "issue #10 measurement (fit grid): a hidden tanh layer over one without activation; "
      "allocated: tanh(x), t^2 (1 - reuses it) (R/autograd.R:701, 710) and grad_out * mult "
      "(R/autograd.R:711)", 24},
-    {"softmax", CPU, AGMEM_ACTIVATIONS, HOST, 144, SOURCE,
-     "source only (a dense stack has no softmax layer; not measured): twice its allocation, "
-     "as the measured sigmoid and tanh hold (46 and 47 B for 24 allocated); allocated: apply()'s "
-     "copy and columns, the max matrix, x - mx (exp reuses it), the sums matrix, p "
-     "(R/autograd.R:737-741), and pm * g, dot_m, g - dot_m (R/autograd.R:752-755)", 72},
+    {"softmax", CPU, AGMEM_ACTIVATIONS, HOST, 72, MEASURED,
+     "issue #16 measurement (activations' softmax pairs, fit-layers.R): a hidden softmax layer "
+     "over a relu layer, on ten stacks with each; at the three-step peak once R collects, "
+     "relu's (the four pairs over the headroom differ by -22.44 to 52.00 bytes per unit and "
+     "sample, fitted -8.01); allocated, by Rprofmem(): relu's 28 and 48.51 more (48.12 to "
+     "49.05 per pair): apply()'s copy and columns, the max matrix, x - mx (exp reuses it), the "
+     "sums matrix, p (R/autograd.R:737-741), and pm * g, dot_m, g - dot_m "
+     "(R/autograd.R:752-755)", 76.51},
     {"loss_mse", CPU, AGMEM_ACTIVATIONS, HOST, 41, MEASURED,
      "issue #10 measurement (fit grid): the output layer with ag_mse_loss() over a layer "
      "without activation; allocated: diff, diff^2 (R/autograd.R:796-798) and (2 / n) * diff "
@@ -420,9 +423,11 @@ const agmem_unit_rule agmem_unit_rules[] = {
     {"tanh", GPU, AGMEM_ACTIVATIONS, DEVICE, 16, MEASURED,
      "issue #10 measurement (fit grid, pass pool): a hidden tanh layer over one without "
      "activation; the f32 output, its multiplier (R/autograd.R:699, 709) and g * mult"},
-    {"softmax", GPU, AGMEM_ACTIVATIONS, DEVICE, 16, SOURCE,
-     "source only (not measured): the f32 output p (R/autograd.R:733) and "
-     "p * (g - colSums(p * g)) built in the backward graph, as a measured activation"},
+    {"softmax", GPU, AGMEM_ACTIVATIONS, DEVICE, 16, MEASURED,
+     "issue #16 measurement (activations' softmax pairs, pass pool, fit-layers.R): a hidden "
+     "softmax layer over a relu layer, on ten stacks with each: relu's 12 and 4.00 to 4.03 "
+     "more per unit and sample (its f32 output p, R/autograd.R:733, kept for "
+     "p * (g - colSums(p * g)) in the backward graph); the host does not grow with it"},
     {"loss_mse", GPU, AGMEM_ACTIVATIONS, DEVICE, 12, MEASURED,
      "issue #10 measurement (fit grid, pass pool): the output layer with ag_mse_loss() over a "
      "layer without activation; the f32 difference kept on the device and the target's "

@@ -522,3 +522,43 @@ for (o in v_ops) {
 }
 print(round(vfit, 2))
 check_table(vfit, c("step_max", "bytes", "retained"), "activations' and cross-entropy")
+# Softmax's three-step figures (sigmoid's and the cross-entropy's are issue #10's): its bytes
+# allocated per step from Rprofmem() over one step (measurements-activations-softmax-alloc.csv:
+# measure-alloc.R), and its peak once R collects from the three-step pairs both over the
+# headroom (measurements-activations-softmax-three.csv: validate.R --grid=activations_softmax),
+# each over relu's, to which relu's unit rule is added; a negative difference is written 0.
+sm_pairs <- function(path) {
+  got <- paired(path, function(m) m$activation == "relu", function(m) m$activation == "softmax")
+  got$p$units <- vapply(got$p$hidden, sum, 0) * got$p$batch
+  got
+}
+sa <- sm_pairs(file.path(here, "measurements-activations-softmax-alloc.csv"))
+s3 <- sm_pairs(file.path(here, "measurements-activations-softmax-three.csv"))
+s3_over <- s3$p$peak > headroom & s3$b$peak > headroom
+relu_unit <- unit[unit$op %in% "relu", ]
+sa_d <- (sa$p$alloc - sa$b$alloc) / sa$p$units
+s3_d <- (s3$p$peak - s3$b$peak) / s3$p$units
+sfit <- c(alloc_step = through(sa$p$units, sa$p$alloc - sa$b$alloc),
+          three_bytes = through(s3$p$units, s3$p$peak - s3$b$peak, s3_over))
+cat(sprintf(paste0("softmax over relu, three steps: allocated %.2f to %.2f per unit and sample ",
+                   "(%d pairs); the peak once R collects %.2f to %.2f (%d pairs over the ",
+                   "headroom)\n"), min(sa_d), max(sa_d), nrow(sa$p), min(s3_d[s3_over]),
+            max(s3_d[s3_over]), sum(s3_over)))
+print(round(sfit, 2))
+check_table(cbind(softmax = pmax(sfit, 0) + c(relu_unit$alloc_step, relu_unit$bytes)),
+            character(0), "softmax")
+# On device "gpu" (measurements-activations-softmax-gpu.csv: validate.R
+# --grid=activations_softmax_gpu), what the pass pool grows by per unit and sample over relu's
+# unit rule there; the host (RSS growth less the pools) does not grow with it.
+sg <- sm_pairs(file.path(here, "measurements-activations-softmax-gpu.csv"))
+sg_pool <- (sg$p$pass_pool - sg$b$pass_pool) / sg$p$units
+gpu_unit <- rules$unit[rules$unit$device == "gpu" & rules$unit$where == "device", ]
+sg_fig <- gpu_unit$bytes[gpu_unit$op %in% "relu"] + mean(sg_pool)
+cat(sprintf(paste0("softmax on device \"gpu\": the pass pool %.2f to %.2f per unit and sample ",
+                   "over relu (%d pairs): %.2f in all\n"), min(sg_pool), max(sg_pool),
+            nrow(sg$p), sg_fig))
+cat(if (abs(gpu_unit$bytes[gpu_unit$op %in% "softmax"] - round(sg_fig)) < 0.5) {
+  "src/rules.c holds softmax's figure on device \"gpu\"\n"
+} else {
+  "softmax's row on device \"gpu\" differs from src/rules.c\n"
+})

@@ -33,7 +33,7 @@ batch <- as.integer(opt$batch)
 steps <- as.integer(opt$steps)
 stopifnot(length(widths) >= 2L, all(widths >= 1L), batch >= 1L,
           opt$optimizer %in% c("adam", "sgd", "sgd_plain"),
-          opt$activation %in% c("relu", "sigmoid", "tanh", "none"),
+          opt$activation %in% c("relu", "sigmoid", "tanh", "softmax", "none"),
           opt$loss %in% c("mse", "cross_entropy", "softmax_cross_entropy"),
           opt$device %in% c("cpu", "gpu"))
 after <- read_after(opt$after)

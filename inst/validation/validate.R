@@ -6,7 +6,8 @@
 #   Rscript inst/validation/validate.R --grid=layers_fit --measure-only \
 #     --out=measurements-layers-three.csv   # the layers (fit-layers.R), and --grid=layers_fit_gpu;
 #     --grid=layers_holdout judges their three-step figures; --grid=layers_eval_fit, a batch
-#     norm in eval mode
+#     norm in eval mode; --grid=activations_softmax and activations_softmax_gpu, softmax's pairs
+#     (fit-layers.R)
 #   (--markdown prints the table in Markdown; --measure-only stops after measuring)
 #
 # Each configuration of the grid (grids.R) runs in a fresh R process (measure-one.R). The table
@@ -97,9 +98,13 @@ if (nzchar(opt$from_csv)) {
               attention_wide = cbind(grid_attention_wide(), device = "cpu"),
               attention_causal_fit = cbind(grid_attention_causal_fit(), device = "cpu"),
               flash_fit = cbind(grid_flash_fit(), device = "cpu"),
+              activations_softmax = cbind(grid_activations_softmax(), device = "cpu"),
+              activations_softmax_gpu = cbind(grid_activations_softmax(), device = "gpu"),
               stop("`--grid` must be fit, holdout, large, subset, layers_fit, layers_fit_gpu, ",
                    "layers_holdout, layers_eval_fit, embed_fit, embed_three, attention_fit, ",
-                   "attention_wide, attention_causal_fit or flash_fit", call. = FALSE))
+                   "attention_wide, attention_causal_fit, flash_fit, activations_softmax or ",
+                   "activations_softmax_gpu",
+                   call. = FALSE))
   if (nzchar(opt$out) && file.exists(opt$out)) stop("`--out` exists already: ", opt$out)
   t0 <- proc.time()[["elapsed"]]
   m <- measure_grid(g, opt$out)

@@ -58,11 +58,14 @@ test_that("bad arguments are errors that name them", {
   })
 })
 
-test_that("every activation of the registry may be a hidden layer's, softmax from source only", {
-  spec <- ag_dense_stack(c(16, 8, 4), activation = "softmax")
-  expect_identical(spec$ops[[1L]], c("matmul", "add", "softmax"))
-  mem <- ag_training_memory(spec, 8, quiet = TRUE)
-  expect_true(mem$source_only)
+test_that("every activation of the registry may be a hidden layer's, each measured", {
+  for (act in c("relu", "sigmoid", "tanh", "softmax")) {
+    spec <- ag_dense_stack(c(16, 8, 4), activation = act)
+    expect_identical(spec$ops[[1L]], c("matmul", "add", act))
+    for (dev in c("cpu", "gpu")) {
+      expect_false(ag_training_memory(spec, 8, device = dev, quiet = TRUE)$source_only)
+    }
+  }
 })
 
 test_that("bad arguments are errors that name them, value by value", {
