@@ -296,5 +296,6 @@ print_by_layer <- function(m, markdown = FALSE) {
     cat(sprintf("%-42s %5d %6.0f%% %8d %6d\n", rows$what, rows$runs, rows$within, rows$under15,
                 rows$high), sep = "")
   }
-  cat(sprintf("%d runs in all (%s)\n", nrow(m), paste(unique(m$file), collapse = ", ")))
+  from <- if (is.null(m$file)) "" else paste0(" (", paste(unique(m$file), collapse = ", "), ")")
+  cat(sprintf("%d runs in all%s\n", nrow(m), from))
 }
