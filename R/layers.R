@@ -239,8 +239,7 @@ read_flash <- function(layer, i, arg, ...) {
 }
 
 # A layer's width or count from a field (`num_features`, `normalized_shape`, `n_heads`): a
-# positive whole number;
-# refuses anything else, naming `arg`.
+# positive whole number; refuses anything else, naming `arg`.
 layer_width <- function(w, i, arg) {
   if (!is_count(w)) {
     stop_arg("`", arg, "`: layer ", i, " has no readable width (a positive whole number).")

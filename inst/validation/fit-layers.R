@@ -70,12 +70,8 @@ layers <- c("batch_norm", "dropout", "layer_norm", "batch_norm_eval")
 # with `dparams`, the parameters a run adds, and `hidden`, its widths without the first and the
 # last.
 paired <- function(path, is_base, is_run, by = character(0)) {
-  # Several csvs are read as one (their common columns), each run paired within its own file.
-  ms <- lapply(seq_along(path), function(i) {
-    cbind(utils::read.csv(path[[i]], stringsAsFactors = FALSE), file = i)
-  })
-  cols <- Reduce(intersect, lapply(ms, names))
-  m <- do.call(rbind, lapply(ms, `[`, cols))
+  # Several csvs are read as one (harness.R), each run paired within its own file.
+  m <- read_runs_csv(path)
   m$key <- do.call(paste, m[c("file", "widths", "batch", "optimizer", by)])
   base <- m[is_base(m), ]
   p <- m[is_run(m), ]
@@ -87,9 +83,11 @@ paired <- function(path, is_base, is_run, by = character(0)) {
   p$dparams <- p$params - b$params
   list(p = p, b = b)
 }
-# The pairs of a layer after each hidden layer, `units` the layer's units and samples.
-pairs <- function(path) {
-  got <- paired(path, function(m) m$after == "none", function(m) m$after %in% layers)
+# The pairs of a layer after each hidden layer (or of the runs `is_run` picks against those
+# `is_base` picks, as paired() takes them), `units` the hidden units and samples.
+pairs <- function(path, is_base = function(m) m$after == "none",
+                  is_run = function(m) m$after %in% layers) {
+  got <- paired(path, is_base, is_run)
   got$p$units <- vapply(got$p$hidden, sum, 0) * got$p$batch
   got
 }
@@ -528,9 +526,7 @@ check_table(vfit, c("step_max", "bytes", "retained"), "activations' and cross-en
 # headroom (measurements-activations-softmax-three.csv: validate.R --grid=activations_softmax),
 # each over relu's, to which relu's unit rule is added; a negative difference is written 0.
 sm_pairs <- function(path) {
-  got <- paired(path, function(m) m$activation == "relu", function(m) m$activation == "softmax")
-  got$p$units <- vapply(got$p$hidden, sum, 0) * got$p$batch
-  got
+  pairs(path, function(m) m$activation == "relu", function(m) m$activation == "softmax")
 }
 sa <- sm_pairs(file.path(here, "measurements-activations-softmax-alloc.csv"))
 s3 <- sm_pairs(file.path(here, "measurements-activations-softmax-three.csv"))
