@@ -26,7 +26,9 @@
 #   4. build the ag_sequential() model and the optimizer, run `steps` steps; after steps 3, 20,
 #      100 (and 300, 1000 when run so long) read VmHWM: peak_<s> = VmHWM - baseline;
 #   5. at the end, gc() gives R's vector heap: its largest use ("max used", the exact R heap
-#      peak since step 3) and the trigger it grew to.
+#      peak since step 3) and the trigger it grew to; and R's nodes (cons cells): in use and
+#      their trigger at the baseline (nodes0, node_trigger0), and their largest use (nodes_max:
+#      with R's triggers out of reach, what the run allocated; measure-nodes.R --grid=once).
 # Linux only (reads /proc/self/status).
 
 here <- local({
@@ -174,9 +176,11 @@ cat(sprintf(paste0("RESULT,widths=%s,batch=%d,optimizer=%s,activation=%s,loss=%s
                    "variant=%s,steps=%d,params=%.0f,baseline=%.0f,peak=%.0f,%s,heap0=%.0f,",
                    "trigger0=%.0f,heap_max=%.0f,trigger_end=%.0f,reset_ok=%s,seconds=%.2f,",
                    "gc_seconds=%.2f,live_full=%.0f,n_gc=%d,n_full=%d,live_between=%.0f,",
-                   "live_step_max=%.0f,after=%s,embed=%d,heads=%d\n"),
+                   "live_step_max=%.0f,after=%s,embed=%d,heads=%d,nodes0=%.0f,",
+                   "node_trigger0=%.0f,nodes_max=%.0f\n"),
             paste(widths, collapse = "-"), batch, opt$optimizer, opt$activation, opt$loss,
             opt$variant, steps, params, baseline, peak, peak_fields, heap0, trigger0,
             gc1["Vcells", "max used"] * 8, gc1["Vcells", "gc trigger"] * 8, reset_ok, elapsed,
             gc_seconds, live_full, n_gc, n_full, live_between, live_step_max,
-            paste(c(after, if (!length(after)) "none"), collapse = "+"), embed, heads))
+            paste(c(after, if (!length(after)) "none"), collapse = "+"), embed, heads,
+            gc0["Ncells", "used"], gc0["Ncells", "gc trigger"], gc1["Ncells", "max used"]))

@@ -1,0 +1,272 @@
+# measure-nodes.R: the R cons cells (nodes) a step of ggmlR's training loop allocates, and how
+# many R lets a run allocate before it collects them (issue 15).
+#
+#   Rscript inst/validation/measure-nodes.R --widths=16,8,4 --batch=2 --optimizer=sgd \
+#     --activation=relu --loss=mse --variant=grads --after=none     # one run, this process
+#   Rscript inst/validation/measure-nodes.R --grid=nodes --out=measurements-nodes.csv
+#   Rscript inst/validation/measure-nodes.R --grid=once --out=measurements-nodes-once.csv
+#   Rscript inst/validation/measure-nodes.R --fit=inst/validation/measurements-nodes.csv \
+#     --once=inst/validation/measurements-nodes-once.csv
+#
+# Every object R makes has a node: environments, closures, promises and pairlists are nodes
+# alone, and each vector has one for its header. R counts them apart from the vector heap and
+# collects when their count reaches its node trigger (R_NSize, src/main/memory.c). A step of the
+# loop allocates them by op, not by unit, so a small model's run can end before its vector heap
+# reaches its trigger and still grow by what its nodes take.
+#
+# One run: the state measure-long.R starts its loop in (ggmlR loaded and warmed up on a tiny
+# model of the same kind, the data set of four mini-batches made), the model and optimizer, three
+# steps, then gc(reset = TRUE) and `steps` steps more (10 by default) with gcinfo() counting the
+# collections. With R's triggers set out of reach (the environment variables R_NSIZE and
+# R_VSIZE, which --grid sets) nothing is collected, so gc()'s "max used" less the use at the start
+# is what those steps allocated: nodes_step, the nodes a step allocates, and vbytes_step, the
+# vector heap's bytes. node_trigger0 and nodes0 are R's node trigger and the nodes in use before
+# the model is built (where measure-long.R takes its baseline): under R's default triggers (the grid's runs with triggers "default") their
+# difference is the headroom a run has before R first collects its nodes. nodes_once is what
+# building the model and optimizer and their first three steps allocated over three steps of the
+# loop (gc()'s "max used" from before the model to after those steps).
+#
+# --grid=nodes runs grid_nodes() below, each configuration in a fresh R process with the
+# triggers raised, and three of them again with R's defaults. --fit reads such a table and fits,
+# by least squares on the runs that allocated without a collection, the nodes per step of
+# src/rules.c: a fixed part (the loop, the input and the optimizer's step, with ag_mse_loss()),
+# per op of the model (as agmem_model_spec() lists them), per op and sample where the count grows
+# with the batch, and per parameter tensor for optimizer_sgd() with momentum and
+# optimizer_adam() over optimizer_sgd() without. Ops that always come together are fitted as one
+# (the first named carries them). It prints the headroom too, and with --once the nodes
+# measure-long.R's runs allocate once (--grid=once). Linux or not: reads no /proc.
+
+here <- local({
+  file_arg <- grep("^--file=", commandArgs(FALSE), value = TRUE)
+  if (length(file_arg)) dirname(normalizePath(sub("^--file=", "", file_arg[1L]))) else "."
+})
+source(file.path(here, "harness.R"))
+opt <- read_args(list(widths = "16,8,4", batch = "2", optimizer = "sgd", activation = "relu",
+                      loss = "mse", variant = "grads", steps = "10", after = "none",
+                      grid = "", out = "", fit = "", once = ""))
+
+# The configurations: every optimizer and loss on stacks of 1, 2, 3 and 5 layers; the other
+# activations; the losses at two output widths and two batches; the layers of issue 16 after the
+# hidden layers at two batches; the `field` variant; one wider model at three batches.
+grid_nodes <- function() {
+  row <- function(widths, batch = 2, optimizer = "sgd", activation = "relu", loss = "mse",
+                  variant = "grads", after = "none") {
+    data.frame(widths = widths, batch = batch, optimizer = optimizer, activation = activation,
+               loss = loss, variant = variant, after = after, stringsAsFactors = FALSE)
+  }
+  depths <- c("16-4", "16-8-4", "16-8-8-4", "16-8-8-8-8-4")
+  g <- list()
+  for (o in c("adam", "sgd", "sgd_plain")) {
+    for (l in c("mse", "softmax_cross_entropy", "cross_entropy")) {
+      g[[length(g) + 1L]] <- row(depths, optimizer = o, loss = l)
+    }
+  }
+  for (a in c("tanh", "sigmoid", "softmax", "none")) {
+    g[[length(g) + 1L]] <- row(depths[c(2, 4)], activation = a)
+  }
+  for (l in c("mse", "softmax_cross_entropy", "cross_entropy")) {
+    g[[length(g) + 1L]] <- row(rep(c("16-4", "16-100"), each = 2L), batch = c(2, 512, 2, 512),
+                               loss = l)
+  }
+  for (a in c("batch_norm", "dropout", "layer_norm", "attention")) {
+    g[[length(g) + 1L]] <- row(rep(depths[c(2, 4)], each = 2L), batch = c(2, 64, 2, 64),
+                               after = a)
+  }
+  g[[length(g) + 1L]] <- row(depths[c(2, 4)], variant = "field")
+  g[[length(g) + 1L]] <- row(depths[c(2, 4)], variant = "field", optimizer = "adam")
+  g[[length(g) + 1L]] <- row("256-128-10", batch = c(1, 64, 512), optimizer = "adam",
+                             loss = "softmax_cross_entropy")
+  do.call(rbind, g)
+}
+
+# One run in this process: the RESULT line described above.
+measure_one <- function(opt) {
+  widths <- as.integer(strsplit(opt$widths, ",", fixed = TRUE)[[1]])
+  batch <- as.integer(opt$batch)
+  steps <- as.integer(opt$steps)
+  after <- read_after(opt$after)
+  suppressPackageStartupMessages(library(ggmlR))
+  loss_fn <- loss_function(opt$loss)
+  one_step <- function(model, optimizer, x, y, idx) {
+    xb <- ag_tensor(x[, idx, drop = FALSE])
+    yb <- y[, idx, drop = FALSE]
+    with_grad_tape({
+      loss <- loss_fn(model$forward(xb), yb)
+    })
+    if (opt$variant == "grads") {
+      grads <- backward(loss)
+      optimizer$step(grads)
+    } else {
+      backward(loss)
+      optimizer$step()
+    }
+    optimizer$zero_grad()
+    invisible(NULL)
+  }
+  set.seed(1L)
+  warm_w <- warm_widths(widths, after)
+  warm <- ag_sequential(build_layers(warm_w, opt$activation, after))
+  warm_opt <- new_optimizer(warm$parameters(), opt$optimizer)
+  warm_data <- make_matrices(warm_w, 8L, opt$loss)
+  for (i in 1:3) one_step(warm, warm_opt, warm_data$x, warm_data$y, 1:2)
+  rm(warm, warm_opt, warm_data)
+  data <- make_matrices(widths, 4L * batch, opt$loss)
+  # measure-long.R's baseline: two collections, then the model
+  invisible(gc(reset = TRUE))
+  start <- gc(reset = TRUE)
+  model <- ag_sequential(build_layers(widths, opt$activation, after))
+  optimizer <- new_optimizer(model$parameters(), opt$optimizer)
+  for (i in 1:3) one_step(model, optimizer, data$x, data$y, sample(4L * batch, batch))
+  first <- gc()
+  g0 <- gc(reset = TRUE)
+  log <- tempfile()
+  con <- file(log, open = "wt")
+  sink(con, type = "message")
+  invisible(gcinfo(TRUE))
+  for (i in seq_len(steps)) one_step(model, optimizer, data$x, data$y, sample(4L * batch, batch))
+  invisible(gcinfo(FALSE))
+  sink(type = "message")
+  close(con)
+  g1 <- gc()
+  n_gc <- length(grep("^Garbage collection", readLines(log)))
+  nodes_step <- (g1["Ncells", "max used"] - g0["Ncells", "used"]) / steps
+  # What building the model and its first three steps allocated over three steps of the loop.
+  nodes_once <- first["Ncells", "max used"] - start["Ncells", "used"] - 3 * nodes_step
+  cat(sprintf(paste0("RESULT,nodes_step=%.1f,nodes_once=%.0f,vbytes_step=%.1f,n_gc=%d,",
+                     "node_trigger0=%.0f,nodes0=%.0f\n"),
+              nodes_step, nodes_once,
+              (g1["Vcells", "max used"] - g0["Vcells", "used"]) * 8 / steps, n_gc,
+              start["Ncells", "gc trigger"], start["Ncells", "used"]))
+}
+
+# Each configuration of grid_nodes() in a fresh R process, with R's triggers raised, and the
+# first three again with R's defaults; the table, one row per run.
+measure_grid <- function(out) {
+  g <- grid_nodes()
+  runs <- rbind(cbind(g, triggers = "raised", stringsAsFactors = FALSE),
+                cbind(g[1:3, ], triggers = "default", stringsAsFactors = FALSE))
+  rscript <- file.path(R.home("bin"), "Rscript")
+  rows <- lapply(seq_len(nrow(runs)), function(i) {
+    r <- runs[i, ]
+    env <- if (r$triggers == "raised") c("R_NSIZE=40000000", "R_VSIZE=16000000000") else character(0)
+    a <- c(file.path(here, "measure-nodes.R"), paste0("--widths=", gsub("-", ",", r$widths)),
+           paste0("--batch=", r$batch), paste0("--optimizer=", r$optimizer),
+           paste0("--activation=", r$activation), paste0("--loss=", r$loss),
+           paste0("--variant=", r$variant), paste0("--after=", r$after))
+    res <- suppressWarnings(system2(rscript, a, stdout = TRUE, stderr = TRUE, env = env))
+    line <- grep("^RESULT,", res, value = TRUE)
+    if (length(line) != 1L) {
+      message("failed: ", paste(a[-1], collapse = " "), "\n", paste(utils::tail(res, 5),
+                                                                    collapse = "\n"))
+      return(NULL)
+    }
+    kv <- strsplit(strsplit(sub("^RESULT,", "", line), ",", fixed = TRUE)[[1]], "=",
+                   fixed = TRUE)
+    vals <- stats::setNames(as.numeric(vapply(kv, `[`, "", 2L)), vapply(kv, `[`, "", 1L))
+    message(sprintf("%-14s b%-4d %-9s %-8s %-22s %-6s %-11s %-8s %8.0f nodes a step",
+                    r$widths, r$batch, r$optimizer, r$activation, r$loss, r$variant, r$after,
+                    r$triggers, vals[["nodes_step"]]))
+    cbind(r, as.data.frame(as.list(vals)))
+  })
+  tab <- do.call(rbind, rows)
+  if (nzchar(out)) utils::write.csv(tab, out, row.names = FALSE)
+  invisible(tab)
+}
+
+# What a run of measure-long.R's loop allocates once, besides its steps: building the model and
+# optimizer, and R's byte-code compiler on the first calls of the loop's own functions (a loop of
+# a user's own compiles too). Each configuration runs measure-long.R for 50 and for 100 steps
+# with R's triggers out of reach: nodes_once = 2 * a50 - a100 and nodes_step = (a100 - a50) / 50,
+# where a is nodes_max - nodes0. The table, one row per configuration.
+grid_once <- function() {
+  data.frame(widths = c("128-10", "64-10", "16-8-8-8-8-4", "256-128-10", "16-8-4", "16-8-4"),
+             batch = c(2, 128, 2, 64, 2, 2),
+             optimizer = c("sgd", "sgd", "adam", "adam", "sgd", "sgd"),
+             loss = c("mse", "softmax_cross_entropy", "softmax_cross_entropy",
+                      "softmax_cross_entropy", "mse", "mse"),
+             after = c("none", "none", "none", "none", "batch_norm", "attention"),
+             stringsAsFactors = FALSE)
+}
+
+measure_once <- function(out) {
+  g <- grid_once()
+  rscript <- file.path(R.home("bin"), "Rscript")
+  allocated <- function(r, steps) {
+    a <- c(file.path(here, "measure-long.R"), paste0("--widths=", gsub("-", ",", r$widths)),
+           paste0("--batch=", r$batch), paste0("--optimizer=", r$optimizer),
+           paste0("--loss=", r$loss), paste0("--after=", r$after), paste0("--steps=", steps))
+    res <- suppressWarnings(system2(rscript, a, stdout = TRUE, stderr = TRUE,
+                                    env = c("R_NSIZE=40000000", "R_VSIZE=16000000000")))
+    line <- grep("^RESULT,", res, value = TRUE)
+    if (length(line) != 1L) stop("measure-long.R failed: ", paste(utils::tail(res, 5),
+                                                                  collapse = "\n"))
+    kv <- strsplit(strsplit(sub("^RESULT,", "", line), ",", fixed = TRUE)[[1]], "=",
+                   fixed = TRUE)
+    v <- stats::setNames(vapply(kv, `[`, "", 2L), vapply(kv, `[`, "", 1L))
+    if (as.numeric(v[["n_gc"]]) != 0) stop("R collected during ", r$widths)
+    as.numeric(v[["nodes_max"]]) - as.numeric(v[["nodes0"]])
+  }
+  rows <- lapply(seq_len(nrow(g)), function(i) {
+    a50 <- allocated(g[i, ], 50L)
+    a100 <- allocated(g[i, ], 100L)
+    r <- cbind(g[i, ], nodes_step = (a100 - a50) / 50, nodes_once = 2 * a50 - a100)
+    message(sprintf("%-14s b%-4d %-5s %-22s %-11s %8.0f a step, %8.0f once", r$widths,
+                    r$batch, r$optimizer, r$loss, r$after, r$nodes_step, r$nodes_once))
+    r
+  })
+  tab <- do.call(rbind, rows)
+  if (nzchar(out)) utils::write.csv(tab, out, row.names = FALSE)
+  invisible(tab)
+}
+
+# The node rules from a table of measure_grid(): prints each figure and the fit's residuals.
+fit_nodes <- function(path, once = "") {
+  tab <- utils::read.csv(path, stringsAsFactors = FALSE)
+  counted <- tab[tab$triggers == "raised" & tab$n_gc == 0 & tab$variant == "grads", ]
+  ops <- lapply(seq_len(nrow(counted)), function(i) {
+    spec <- run_spec(counted$widths[i], counted$activation[i], counted$loss[i],
+                     counted$after[i])
+    list(ops = agmem:::spec_ops(spec)$ops, tensors = length(spec$shapes))
+  })
+  all_ops <- unique(unlist(lapply(ops, `[[`, "ops")))
+  # ag_mse_loss() is the fixed part's; every run has one loss.
+  op_cols <- setdiff(all_ops, "loss_mse")
+  per_sample <- intersect(c("loss_softmax_cross_entropy", "attention"), all_ops)
+  x <- t(vapply(seq_len(nrow(counted)), function(i) {
+    n <- vapply(op_cols, function(o) sum(ops[[i]]$ops == o), 0)
+    s <- vapply(per_sample, function(o) sum(ops[[i]]$ops == o) * counted$batch[i], 0)
+    t <- ops[[i]]$tensors
+    c(node_step = 1, n, stats::setNames(s, paste0(per_sample, " per sample")),
+      "per tensor, sgd" = t * (counted$optimizer[i] == "sgd"),
+      "per tensor, adam" = t * (counted$optimizer[i] == "adam"))
+  }, numeric(1L + length(op_cols) + length(per_sample) + 2L)))
+  fit <- stats::lm.fit(x, counted$nodes_step)
+  coef <- fit$coefficients
+  cat("Nodes a step, by least squares on", nrow(counted), "runs without a collection:\n")
+  for (k in names(coef)) {
+    cat(sprintf("  %-40s %s\n", k, if (is.na(coef[[k]])) "always with another op: 0" else
+      sprintf("%.0f", coef[[k]])))
+  }
+  res <- counted$nodes_step - x %*% ifelse(is.na(coef), 0, coef)
+  cat(sprintf("residuals: %.1f to %.1f nodes a step\n", min(res), max(res)))
+  head <- tab[tab$triggers == "default", ]
+  cat(sprintf("headroom at the loop's start (R's node trigger less the nodes in use): %s\n",
+              paste(sprintf("%.0f (%.0f - %.0f)", head$node_trigger0 - head$nodes0,
+                            head$node_trigger0, head$nodes0), collapse = ", ")))
+  if (nzchar(once)) {
+    o <- utils::read.csv(once, stringsAsFactors = FALSE)
+    cat(sprintf("allocated once by measure-long.R's runs: %s; median %.0f\n",
+                paste(sprintf("%.0f", o$nodes_once), collapse = ", "), stats::median(o$nodes_once)))
+  }
+  invisible(coef)
+}
+
+if (nzchar(opt$fit)) {
+  fit_nodes(opt$fit, opt$once)
+} else if (identical(opt$grid, "nodes")) {
+  measure_grid(opt$out)
+} else if (identical(opt$grid, "once")) {
+  measure_once(opt$out)
+} else {
+  measure_one(opt)
+}
