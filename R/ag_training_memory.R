@@ -50,7 +50,10 @@
 #' to the trigger between collections, so the peak is where the trigger
 #' settles for the bytes live at R's collections, plus what the C allocator
 #' keeps of the blocks R frees; a run too short to fill the heap peaks at what
-#' it allocated. That is `host_peak`, and `host_regime` has its parts. Where
+#' it allocated, with the pages of R's nodes (cons cells: environments,
+#' promises, every vector's header), which a step allocates by op, not by
+#' unit, until R collects them at its node trigger. That is `host_peak`, and
+#' `host_regime` has its parts. Where
 #' the trigger settles depends on its history (the creation of the data, the
 #' session's work before the loop), which agmem cannot see: it lies between
 #' 1/0.7 and 1.2/0.7 of the heap needed (R's `R_VGrowFrac` and
@@ -85,7 +88,8 @@
 #'   source only) and `host_regime`: for a whole run, a list of `run` (`"whole
 #'   run"`), `steps`, `data_size`, `live` (the bytes live at R's collections),
 #'   `trigger` (where R's trigger settles), `ceiling` (the resident memory it
-#'   allows), `allocated` (the bytes the run allocates) and `binding`
+#'   allows), `allocated` (the bytes the run allocates, with what R's nodes
+#'   add) and `binding`
 #'   (`"collector"` or `"allocated"`: the one that is the host peak); for a
 #'   run of a few steps (and with `"gpu"`), `run` (`"few steps"`), `steps`,
 #'   `allocated`, `headroom` (the collector's first trigger), `collected` (the

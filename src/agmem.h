@@ -182,12 +182,14 @@ typedef struct {
 } agmem_unit_rule;
 
 /* One figure of the host's garbage-collection regime on a device (see rules.c): the first four
-   make the regime of a few steps, the allocation figures and the last seven the whole run's. */
+   make the regime of a few steps, the allocation figures and the last twelve the whole run's. */
 enum { AGMEM_GC_STEPS, AGMEM_GC_ALLOC_SCALE, AGMEM_GC_ALLOC_OFFSET, AGMEM_GC_HEADROOM,
        AGMEM_GC_HEAP_START, AGMEM_GC_VSIZE, AGMEM_GC_MIN_FREE_FRAC, AGMEM_GC_GROW_FRAC,
-       AGMEM_GC_GROW_INCR_FRAC, AGMEM_GC_GROW_INCR_MIN, AGMEM_GC_KEPT_EXCESS, AGMEM_N_GC };
+       AGMEM_GC_GROW_INCR_FRAC, AGMEM_GC_GROW_INCR_MIN, AGMEM_GC_KEPT_EXCESS,
+       AGMEM_GC_NODE_STEP, AGMEM_GC_NODE_ONCE, AGMEM_GC_NODE_BYTES, AGMEM_GC_NODE_HEADROOM,
+       AGMEM_GC_NODE_FREE, AGMEM_N_GC };
 /* The figures a device needs for each regime, as bit masks over AGMEM_GC_*: the first four,
-   and the allocation figures with the last seven. */
+   and the allocation figures with the last twelve. */
 #define AGMEM_GC_FEW_STEPS ((1 << AGMEM_GC_STEPS) | (1 << AGMEM_GC_ALLOC_SCALE) | \
                             (1 << AGMEM_GC_ALLOC_OFFSET) | (1 << AGMEM_GC_HEADROOM))
 #define AGMEM_GC_WHOLE_RUN ((1 << AGMEM_GC_ALLOC_SCALE) | (1 << AGMEM_GC_ALLOC_OFFSET) | \
@@ -200,7 +202,8 @@ enum { AGMEM_GC_STEPS, AGMEM_GC_ALLOC_SCALE, AGMEM_GC_ALLOC_OFFSET, AGMEM_GC_HEA
 /* Bytes live at R's full collections during a whole run, per parameter (op NULL) for an
    optimizer, or per unit and sample for an op, on a device; `retained` is the bytes per
    parameter, or per unit and sample, the C allocator keeps over R's heap; `step_max` the bytes
-   live at the most of any point of a step (see rules.c). */
+   live at the most of any point of a step (see rules.c); `nodes` the R cons cells a training step
+   allocates per op, or per parameter tensor (op NULL), and `nodes_sample` per op and sample. */
 typedef struct {
     int device, optimizer;
     const char *op;
@@ -208,6 +211,7 @@ typedef struct {
     const char *cite;
     double retained;
     double step_max;
+    double nodes, nodes_sample;
 } agmem_live_rule;
 typedef struct {
     int device, figure;
@@ -281,6 +285,8 @@ typedef struct {
     const double *live_unit;    /* per op: live bytes per unit and sample, ... */
     const double *kept_unit;    /* ... the C allocator's bytes over them ... */
     const double *max_unit;     /* ... and the step's largest live bytes per unit and sample */
+    double nodes_fixed;         /* R cons cells a step allocates that do not grow with the batch */
+    double nodes_sample;        /* ... and per sample */
 } agmem_model;
 
 /* Why agmem_model_eval() stopped: the code, and the op (0-based) or component it concerns. */

@@ -174,6 +174,30 @@ static double trigger_top(const double *fig, double needed)
     return top > v ? top : v;
 }
 
+/* What R's cons cells (nodes: environments, closures, promises, pairlists and every vector's
+   header) add to the resident memory of a whole run of model m at a batch. A run allocates
+   `node_once` of them once (building the model, compiling the loop's code) and then each step
+   by op, not by unit (m->nodes_fixed, and m->nodes_sample per sample; agmem_live_rules); R
+   collects them when their count reaches its node trigger (R_NSize), `node_headroom` nodes over
+   those in use when the loop starts, so the pages they take grow until then. Each costs
+   `node_bytes`, and the first `node_free` bytes fill memory the process already holds:
+       growth = max(0, node_bytes * min(once + steps * nodes per step, headroom) - node_free).
+   The collection the nodes set off also frees the vectors' young garbage, which the run's
+   allocation does not subtract: in a run whose vector heap reaches its trigger anyway, what a
+   collection leaves depends on the generations of the garbage, which agmem does not follow (the
+   upper side). Returns bytes, finite: the count is capped at the headroom. Plain C. */
+static double node_growth(const agmem_model *m, double batch)
+{
+    const double *fig = m->gc;
+    double per_step = agmem_keep(m->nodes_fixed + agmem_keep(batch * m->nodes_sample));
+    double nodes = agmem_keep(fig[AGMEM_GC_NODE_ONCE] + agmem_keep(m->steps * per_step));
+    if (!(nodes < fig[AGMEM_GC_NODE_HEADROOM]))
+        nodes = fig[AGMEM_GC_NODE_HEADROOM];
+    double growth = agmem_keep(agmem_keep(fig[AGMEM_GC_NODE_BYTES] * nodes) -
+                               fig[AGMEM_GC_NODE_FREE]);
+    return growth > 0.0 ? growth : 0.0;
+}
+
 /* The host peak of a whole run, for a device with the gc figures of that regime
    (AGMEM_GC_WHOLE_RUN). The heap in use when the loop starts is R's and ggmlR's (heap_start)
    and the data the session holds (m->data); each step leaves garbage that R keeps until its heap
@@ -184,15 +208,15 @@ static double trigger_top(const double *fig, double needed)
    memory over the start is that heap and what the C allocator keeps of the blocks R frees
    (`kept`, per parameter and per unit and sample: glibc raises its mmap threshold to the largest
    block freed, so later blocks come from its heap, which it does not give back while it is
-   fragmented). A run too short to fill the heap peaks at what it allocated:
-       peak = min(allocated, trigger - heap_start - data + kept).
+   fragmented). A run too short to fill the heap peaks at what it allocated, with the nodes it
+   allocated (node_growth()):
+       peak = min(allocated + nodes, trigger - heap_start - data + kept).
    The highest peak the run can reach (`high`, what the planners plan on) takes the step's
    largest live heap (the max rules, which count the allocation that sets a collection off),
    the top of the trigger's range for it (trigger_top()) and the most the C allocator was seen
    to keep over its fitted figures (kept_excess), never below the peak. It does not count on a
-   run too short to fill the heap: the source's counts, fitted on three steps, miss what R's
-   loop allocates besides (a 128-10 model at batch 2 grew by 15.1 MB over 100 steps, against
-   2.4 MB allocated as counted):
+   run too short to fill the heap: the source's counts, fitted on three steps, and the nodes'
+   growth, fitted on two runs, are the least sure part of the model:
        high = max(peak, top - heap_start - data + kept + kept_excess).
    Writes peak, live, allocated, the ceiling, the trigger and high into out. Plain C. */
 static void whole_run(const agmem_model *m, double batch, double allocated, double *out)
@@ -207,6 +231,7 @@ static void whole_run(const agmem_model *m, double batch, double allocated, doub
         if (units > widest)
             widest = units;
     }
+    allocated = agmem_keep(allocated + node_growth(m, batch));
     double start = agmem_keep(fig[AGMEM_GC_HEAP_START] + m->data);
     double needed = agmem_keep(agmem_keep(start + live) + agmem_keep(8.0 * widest));
     double trigger = settled_trigger(fig, needed);
@@ -354,6 +379,9 @@ void agmem_model_read(SEXP shapes, SEXP units, SEXP ops, SEXP optimizer, SEXP de
     m->has_gc = ((seen & AGMEM_GC_WHOLE_RUN) == AGMEM_GC_WHOLE_RUN ? AGMEM_HAS_WHOLE_RUN : 0) |
         ((seen & AGMEM_GC_FEW_STEPS) == AGMEM_GC_FEW_STEPS ? AGMEM_HAS_FEW_STEPS : 0);
     read_run(run, m);
+    /* a list of shapes is one tensor each; a single vector of dimensions is one tensor */
+    double tensors = TYPEOF(shapes) == VECSXP ? (double) XLENGTH(shapes) : 1.0;
+    m->nodes_fixed = m->gc[AGMEM_GC_NODE_STEP];
     double *live = (double *) R_alloc(n_ops > 0 ? (size_t) n_ops : 1, sizeof(double));
     double *kept = (double *) R_alloc(n_ops > 0 ? (size_t) n_ops : 1, sizeof(double));
     double *most = (double *) R_alloc(n_ops > 0 ? (size_t) n_ops : 1, sizeof(double));
@@ -371,6 +399,7 @@ void agmem_model_read(SEXP shapes, SEXP units, SEXP ops, SEXP optimizer, SEXP de
                 m->live_fixed = agmem_keep(m->live_fixed + agmem_keep(params * r->bytes));
                 m->retained = agmem_keep(m->retained + agmem_keep(params * r->retained));
                 m->max_fixed = agmem_keep(m->max_fixed + agmem_keep(params * r->step_max));
+                m->nodes_fixed = agmem_keep(m->nodes_fixed + agmem_keep(tensors * r->nodes));
             }
             continue;
         }
@@ -381,9 +410,12 @@ void agmem_model_read(SEXP shapes, SEXP units, SEXP ops, SEXP optimizer, SEXP de
                 live[i] += r->bytes;
                 kept[i] += r->retained;
                 most[i] += r->step_max;
+                m->nodes_fixed = agmem_keep(m->nodes_fixed + r->nodes);
+                m->nodes_sample = agmem_keep(m->nodes_sample + r->nodes_sample);
             }
     }
-    if (!R_FINITE(m->live_fixed) || !R_FINITE(m->retained) || !R_FINITE(m->max_fixed))
+    if (!R_FINITE(m->live_fixed) || !R_FINITE(m->retained) || !R_FINITE(m->max_fixed) ||
+        !R_FINITE(m->nodes_fixed) || !R_FINITE(m->nodes_sample))
         agmem_abort(AGMEM_E_OVERFLOW,
                     "The model's %.6g parameters make its byte counts overflow a double.", params);
     m->live_unit = live;

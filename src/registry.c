@@ -21,7 +21,8 @@ static SEXP column(SEXP list, int col, SEXPTYPE type, R_xlen_t n)
    where, bytes (per parameter), basis ("measured" or "source only"), cite, alloc_step and
    alloc_once. `unit`: op, device, component, where, bytes (per unit and sample), basis, cite and
    alloc_step. `gc`: device, figure, value and cite. `live`: device, optimizer ("any"), op (NA
-   for a per-parameter row), bytes, cite, retained and step_max. Takes no argument. */
+   for a per-parameter row), bytes, cite, retained, step_max, nodes (per op, or per parameter
+   tensor) and nodes_sample. Takes no argument. */
 SEXP agmem_training_rules(void)
 {
     const char *outer[] = {"param", "unit", "gc", "live", ""};
@@ -31,7 +32,7 @@ SEXP agmem_training_rules(void)
                            "alloc_step", ""};
     const char *gcols[] = {"device", "figure", "value", "cite", ""};
     const char *lcols[] = {"device", "optimizer", "op", "bytes", "cite", "retained", "step_max",
-                           ""};
+                           "nodes", "nodes_sample", ""};
     SEXP out = PROTECT(Rf_mkNamed(VECSXP, outer));
 
     R_xlen_t np = agmem_n_param_rules;
@@ -89,8 +90,8 @@ SEXP agmem_training_rules(void)
     R_xlen_t nl = agmem_n_live_rules;
     SEXP l = Rf_mkNamed(VECSXP, lcols);
     SET_VECTOR_ELT(out, 3, l);
-    SEXP l_col[7];
-    for (int c = 0; c < 7; c++)
+    SEXP l_col[9];
+    for (int c = 0; c < 9; c++)
         l_col[c] = column(l, c, (c == 3 || c >= 5) ? REALSXP : STRSXP, nl);
     for (R_xlen_t i = 0; i < nl; i++) {
         const agmem_live_rule *r = &agmem_live_rules[i];
@@ -101,6 +102,8 @@ SEXP agmem_training_rules(void)
         SET_STRING_ELT(l_col[4], i, Rf_mkChar(r->cite));
         REAL(l_col[5])[i] = r->retained;
         REAL(l_col[6])[i] = r->step_max;
+        REAL(l_col[7])[i] = r->nodes;
+        REAL(l_col[8])[i] = r->nodes_sample;
     }
     UNPROTECT(1);
     return out;

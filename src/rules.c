@@ -473,7 +473,8 @@ const R_xlen_t agmem_n_unit_rules = sizeof agmem_unit_rules / sizeof agmem_unit_
  * its planners plan on the device's pools, which do not grow over a run. */
 const char *const agmem_gc_names[AGMEM_N_GC] = {
     "steps", "alloc_scale", "alloc_offset", "headroom", "heap_start", "vsize", "min_free_frac",
-    "grow_frac", "grow_incr_frac", "grow_incr_min", "kept_excess"
+    "grow_frac", "grow_incr_frac", "grow_incr_min", "kept_excess", "node_step", "node_once",
+    "node_bytes", "node_headroom", "node_free"
 };
 const agmem_gc_rule agmem_gc_rules[] = {
     /* device, figure, value, cite */
@@ -513,6 +514,30 @@ const agmem_gc_rule agmem_gc_rules[] = {
      "issue #15 measurement (long fit grid, measurements-long-fit.csv): the most the resident "
      "memory over R's heap peak went past the C allocator's fitted figures (retained, "
      "agmem_live_rules), 16.35 MB in 128 runs; the highest peak allows for it"},
+    {CPU, AGMEM_GC_NODE_STEP, 1216,
+     "issue #15 measurement (inst/validation/measure-nodes.R, measurements-nodes.csv: gc()'s "
+     "Ncells \"max used\" over 10 steps with R's triggers out of reach, 75 runs, residuals "
+     "-253 to 42 nodes): the R nodes (cons cells) a step of the loop allocates besides its "
+     "ops' and its parameter tensors' (agmem_live_rules), with ag_mse_loss()"},
+    {CPU, AGMEM_GC_NODE_ONCE, 180665,
+     "issue #15 measurement (measure-nodes.R --grid=once, measurements-nodes-once.csv: "
+     "measure-long.R's loop run for 50 and 100 steps with R's triggers out of reach, 177503 "
+     "to 188498 nodes in six models, the median): the nodes a run allocates once, building "
+     "the model and R's byte-code compiler on the first calls of the loop's own code"},
+    {CPU, AGMEM_GC_NODE_BYTES, 56,
+     "R's source, src/include/Defn.h (SEXPREC: a header and three pointers) and ?Memory: a "
+     "node is 56 bytes on a 64-bit platform"},
+    {CPU, AGMEM_GC_NODE_HEADROOM, 529231,
+     "issue #15 measurement (measure-nodes.R, measurements-nodes.csv, the three runs under "
+     "R's default triggers, R 4.2.2 with ggmlR loaded): R's node trigger R_NSize less the "
+     "nodes in use where measure-long.R takes its baseline, 526973 to 529292, the median; R "
+     "collects once a run has allocated this many"},
+    {CPU, AGMEM_GC_NODE_FREE, 17824025,
+     "issue #15 measurement (long fit grid, measurements-long-fit.csv): the bytes of nodes "
+     "that fill memory the process already holds (free pages and blocks from before the "
+     "loop), fitted on the fit grid's runs whose vector heap stayed below R's first trigger "
+     "with at most one collection, the nodes' (64-10 at batches 64 and 128: the peak with "
+     "none of it free over the measured by 14.42 and 21.23 MB, their mean)"},
     {GPU, AGMEM_GC_STEPS, 3,
      "issue #10 protocol: the peak of building the model and optimizer, then three steps"},
     {GPU, AGMEM_GC_ALLOC_SCALE, 0.782,
@@ -555,22 +580,33 @@ const R_xlen_t agmem_n_gc_rules = sizeof agmem_gc_rules / sizeof agmem_gc_rules[
  * on their own fit grid (measurements-layers-fit.csv): what a run with the layer after each
  * hidden layer differs by from the same dense stack without it (design/layers.md). So are
  * sigmoid's, softmax's and ag_cross_entropy_loss()'s (measurements-activations-*.csv): what a
- * run with them differs by from the same stack with relu and the fused loss. */
+ * run with them differs by from the same stack with relu and the fused loss.
+ * `nodes` and `nodes_sample`: the R nodes (cons cells) a step of the loop allocates, per op (or,
+ * in a per-parameter row, per parameter tensor, over optimizer_sgd() without momentum) and per
+ * op and sample, by least squares on 75 runs of inst/validation/measure-nodes.R with R's
+ * triggers out of reach (measurements-nodes.csv: gc()'s Ncells "max used" over 10 steps,
+ * residuals -253 to 42 nodes a step). An op always used with another is fitted with it: an
+ * ag_linear()'s add and its two tensors with its matmul, an attention's ops with its slices
+ * (one head measured); an attention's dropout takes ag_dropout()'s. The ops not measured (the
+ * embedding's, eval-mode batch norm, an attention's concatenation, blocks and causal mask, flash
+ * attention) count none; the fixed part and what a run allocates once are in agmem_gc_rules
+ * (model.c, node_growth()). */
 const agmem_live_rule agmem_live_rules[] = {
-    /* device, optimizer, op (NULL: per parameter), bytes, cite, retained, step_max */
+    /* device, optimizer, op (NULL: per parameter), bytes, cite, retained, step_max, nodes,
+       nodes_sample */
     {CPU, ADAM, NULL, 46.1,
      "issue #15 measurement (long fit grid): live bytes per parameter with optimizer_adam(): "
      "weight, gradient, m and v (32) and the update's temporaries; retained by the allocator: "
-     "22.5; the step's largest: 53.78 (gctorture())", 22.5, 53.78},
+     "22.5; the step's largest: 53.78 (gctorture())", 22.5, 53.78, 238, 0},
     {CPU, SGD, NULL, 30.4,
      "issue #15 measurement (long fit grid): live bytes per parameter with optimizer_sgd() and "
      "momentum: weight, gradient, velocity (24) and the update's temporaries; retained by the "
-     "allocator: 9.9; the step's largest: 33.70", 9.9, 33.70},
+     "allocator: 9.9; the step's largest: 33.70", 9.9, 33.70, 61, 0},
     {CPU, SGD_PLAIN, NULL, 28.3,
      "issue #15 measurement (long fit grid): live bytes per parameter with optimizer_sgd() "
      "without momentum: weight, gradient, the velocity it still allocates (24) and the "
      "update's temporaries; retained by the allocator: 6.3; the step's largest: 32.28", 6.3,
-     32.28},
+     32.28, 0, 0},
     {CPU, ANY, "input", 9.5,
      "issue #15 measurement (long fit grid): per input unit and sample, the mini-batch and its "
      "ag_tensor(); retained by the allocator: 3.5, as every unit; the step's largest: 15.95",
@@ -579,29 +615,29 @@ const agmem_live_rule agmem_live_rules[] = {
      "issue #15 measurement (long fit grid): half of a relu layer's live bytes per output unit "
      "and sample (66.0 fitted): the product and its gradient on the tape; retained by the "
      "allocator: 3.5 per unit and sample, input, hidden and output units alike (the step's "
-     "batch-sized blocks); the step's largest: half of 91.59", 3.5, 45.8},
+     "batch-sized blocks); the step's largest: half of 91.59", 3.5, 45.8, 2878, 0},
     {CPU, ANY, "add", 33,
      "issue #15 measurement (long fit grid): the other half: the broadcast bias and the sum",
      0, 45.79},
     {CPU, ANY, "relu", 0,
      "issue #15 measurement (long fit grid): a relu layer's live bytes are its matmul's and "
      "add's (the fit cannot tell them apart: every layer of the grid has an activation or a "
-     "loss), relu's mask with them", 0, 0},
+     "loss), relu's mask with them", 0, 0, 784, 0},
     {CPU, ANY, "tanh", 30.3,
      "issue #15 measurement (long fit grid): a tanh layer's live bytes per unit and sample (96.3 "
-     "fitted) over a relu layer's; the step's largest: 93.93 over 91.59", 0, 2.34},
+     "fitted) over a relu layer's; the step's largest: 93.93 over 91.59", 0, 2.34, 636, 0},
     {CPU, ANY, "sigmoid", 6.14,
      "issue #16 measurement (activations' fit grid, fit-layers.R): a sigmoid layer's live bytes "
      "per unit and sample over a relu layer's, from ten pairs of runs with each; the step's "
      "largest is a relu layer's (fitted -0.32; the pairs differ by -0.57 to 1.01 bytes per unit "
      "and sample): each keeps one multiplier per unit, R/autograd.R:672-684; retained: fitted "
-     "-8.22", 0, 0},
+     "-8.22", 0, 0, 638, 0},
     {CPU, ANY, "softmax", 31.22,
      "issue #16 measurement (activations' fit grid, fit-layers.R): a softmax layer's live bytes "
      "per unit and sample over a relu layer's, from ten pairs of runs with each (softmax on the "
      "hidden layers); retained by the allocator: 15.13; the step's largest: 30.41 (16.00 to "
      "32.00 per pair: ag_softmax() keeps p for its backward, R/autograd.R:726-760)", 15.13,
-     30.41},
+     30.41, 1107, 0},
     {CPU, ANY, "loss_mse", 24.7,
      "issue #15 measurement (long fit grid): the output layer's live bytes per unit and sample "
      "with ag_mse_loss() (90.7 fitted) over a relu layer's; the step's largest: 94.56 over "
@@ -612,17 +648,17 @@ const agmem_live_rule agmem_live_rules[] = {
      "of runs with it and with the fused loss (below) added to the fused loss's figures: it "
      "keeps the clamped input and -target / pred, R/autograd.R:831-849, where the fused loss "
      "keeps the softmax's doubles too; retained by the allocator: 5.67; the step's largest: "
-     "11.62 (the fused loss's less 56.01 to 56.02 on the four wide outputs)", 5.67, 11.62},
+     "11.62 (the fused loss's less 56.01 to 56.02 on the four wide outputs)", 5.67, 11.62, 336, 0},
     {CPU, ANY, "loss_softmax_cross_entropy", 88.1,
      "issue #15 measurement (long fit grid): the output layer's live bytes per unit and sample "
      "with ag_softmax_cross_entropy_loss() (154.1 fitted) over a relu layer's; the step's "
-     "largest: 159.23 over 91.59", 0, 67.64},
+     "largest: 159.23 over 91.59", 0, 67.64, 505, 16},
     {CPU, ANY, "batch_norm", 136.92,
      "issue #16 measurement (layers' fit grid, fit-layers.R): per unit and sample of "
      "ag_batch_norm() in training mode, what a pair of runs with and without it differs by in "
      "the bytes live at full collections; retained by the allocator: 13.08; the step's "
      "largest: 131.75 (the tape's x_hat, its mean and std matrices, gamma's and beta's "
-     "broadcasts and their results)", 13.08, 131.75},
+     "broadcasts and their results)", 13.08, 131.75, 5575, 0},
     {CPU, ANY, "batch_norm_eval", 137.29,
      "issue #16 measurement (layers' eval fit grid, fit-layers.R): per unit and sample of "
      "ag_batch_norm() in eval mode, as in training mode: x_hat, the mean and std matrices, "
@@ -631,11 +667,11 @@ const agmem_live_rule agmem_live_rules[] = {
     {CPU, ANY, "dropout", 49.96,
      "issue #16 measurement (layers' fit grid, fit-layers.R): per unit and sample of "
      "ag_dropout() in training mode, as batch norm's: the mask and the product on the tape; "
-     "retained by the allocator: 12.88; the step's largest: 37.90", 12.88, 37.90},
+     "retained by the allocator: 12.88; the step's largest: 37.90", 12.88, 37.90, 1223, 0},
     {CPU, ANY, "layer_norm", 53.52,
      "issue #16 measurement (layers' fit grid, fit-layers.R): per unit and sample of "
      "ag_layer_norm(), as batch norm's: x_hat and the output on the tape; retained by the "
-     "allocator: 3.18; the step's largest: 39.61", 3.18, 39.61},
+     "allocator: 3.18; the step's largest: 39.61", 3.18, 39.61, 2506, 0},
     {CPU, ANY, "embedding", 22.39,
      "issue #16 measurement (embedding's fit grid, fit-layers.R): per unit of dim and sample "
      "of ag_embedding()'s lookup, over the dense input it replaces, the step's largest live "
@@ -658,7 +694,7 @@ const agmem_live_rule agmem_live_rules[] = {
      "issue #16 measurement (attention's fit grids, d_model 256 and 512, fit-layers.R): per "
      "unit of d_model and sample of ag_multihead_attention()'s projections, the step's largest "
      "live heap, taken for the live bytes too (the grid's smaller runs end before a full "
-     "collection); retained by the allocator: 174.29", 174.29, 244.87},
+     "collection); retained by the allocator: 174.29", 174.29, 244.87, 0, 16},
     {CPU, ANY, "attention_head", 192.78,
      "issue #16 measurement (attention's fit grids, fit-layers.R): per head and pair of "
      "samples, the step's largest live heap (the scores and the softmax the tape keeps, and "
@@ -668,7 +704,7 @@ const agmem_live_rule agmem_live_rules[] = {
      "issue #16 measurement (attention's fit grids, fit-layers.R): per d_model x d_model unit "
      "of an attention, the step's largest live heap: fitted -6.88 (the slice matrices less "
      "what the parameter rules count over the attention's own parameters), written 0; taken "
-     "for the live bytes too; retained by the allocator: -81.86", -81.86, 0},
+     "for the live bytes too; retained by the allocator: -81.86", -81.86, 0, 16719, 0},
     {CPU, ANY, "attention_concat", 15.28,
      "issue #16 measurement (attention's fit grids, fit-layers.R): per d_model x d_model unit "
      "of an attention of more than one head, the step's largest live heap (the matrices that "

@@ -61,6 +61,19 @@ reference_whole_run <- function(spec, flat, batch, optimizer, device, fig, alloc
        high = max(peak, ((top - start) + retained) + fig[["kept_excess"]]))
 }
 
+# The R nodes a step of a whole run allocates: the fixed figure, each op's per occurrence and per
+# sample, and each parameter tensor's for the optimizer.
+reference_nodes <- function(spec, flat, batch, optimizer, device, fig) {
+  live <- training_rules()$live
+  live <- live[live$device == device & live$optimizer %in% c("any", optimizer), ]
+  nodes <- fig[["node_step"]] + length(spec$shapes) * sum(live$nodes[is.na(live$op)])
+  for (op in flat$ops) {
+    mine <- !is.na(live$op) & live$op == rules_of(op)
+    nodes <- nodes + sum(live$nodes[mine]) + batch * sum(live$nodes_sample[mine])
+  }
+  nodes
+}
+
 reference_memory <- function(spec, batch, optimizer, device, dtype, steps = 100, data = 0) {
   rules <- training_rules()
   flat <- spec_ops(spec)
@@ -110,12 +123,19 @@ reference_memory <- function(spec, batch, optimizer, device, dtype, steps = 100,
     cell <- function(k) if (is.null(cells[[k]])) 0 else cells[[k]]$bytes
     # The weights, gradients and optimizer state, live at once at every peak, are its floor.
     persistent <- (cell("weights host") + cell("gradients host")) + cell("optimizer_state host")
+    whole <- "vsize" %in% names(fig) && steps > fig[["steps"]]
     allocated <- max(persistent, fig[["alloc_scale"]] * (alloc_once + steps * alloc_step) +
                        fig[["alloc_offset"]])
-    if ("vsize" %in% names(fig) && steps > fig[["steps"]]) {
+    if (whole) {
+      # A whole run's nodes add what does not fit in the memory the process holds, until R's
+      # node trigger.
+      nodes <- reference_nodes(spec, flat, batch, optimizer, device, fig)
+      growth <- max(0, fig[["node_bytes"]] * min(fig[["node_once"]] + steps * nodes,
+                                                  fig[["node_headroom"]]) - fig[["node_free"]])
       regime <- c(list(run = "whole run", steps = steps, data_size = data),
-                  reference_whole_run(spec, flat, batch, optimizer, device, fig, allocated, data))
-      host <- min(allocated, regime$ceiling)
+                  reference_whole_run(spec, flat, batch, optimizer, device, fig,
+                                      allocated + growth, data))
+      host <- min(regime$allocated, regime$ceiling)
       high <- regime$high
       regime$high <- NULL
     } else {
@@ -405,7 +425,8 @@ test_that("the rule table cites a source for every row and is complete", {
   for (dev in c("cpu", "gpu")) {
     few <- c("steps", "alloc_scale", "alloc_offset", "headroom")
     whole <- c("heap_start", "vsize", "min_free_frac", "grow_frac", "grow_incr_frac",
-               "grow_incr_min", "kept_excess")
+               "grow_incr_min", "kept_excess", "node_step", "node_once", "node_bytes",
+               "node_headroom", "node_free")
     want <- if (dev == "cpu") c(few, whole) else few
     expect_identical(sort(gc$figure[gc$device == dev]), sort(want))
   }
@@ -645,12 +666,47 @@ test_that("a figure beyond the validated range is flagged, in the result, report
 })
 
 test_that("no host peak is below the weights, gradients and optimizer state it holds", {
-  mem <- ag_training_memory(ag_dense_stack(c(4, 8, 3)), 16, quiet = TRUE)
+  mem <- ag_training_memory(ag_dense_stack(c(4, 8, 3)), 16, quiet = TRUE, steps = 3)
   persistent <- sum(mem$components$bytes[mem$components$component %in%
                                             c("weights", "gradients", "optimizer_state")])
   expect_identical(mem$host_peak, persistent)
   expect_gt(mem$host_peak, 0)
   expect_false(any(grepl("host peak +0 B", format(mem))))
+})
+
+test_that("a whole run adds R's nodes to what it allocated, worked out by hand", {
+  # 4-8-3 (relu, mse), adam: a step allocates 1216 nodes, 2878 per matmul (2), 784 for the relu
+  # and 238 per parameter tensor (4): 8708; a run allocates 180665 once. Its vectors stay below
+  # the weights, gradients and optimizer state, the floor of what it allocated.
+  fig <- stats::setNames(training_rules()$gc$value, training_rules()$gc$figure)[
+    training_rules()$gc$device == "cpu"]
+  per_step <- 1216 + 2 * 2878 + 784 + 4 * 238
+  held <- function(mem) {
+    sum(mem$components$bytes[mem$components$component %in%
+                               c("weights", "gradients", "optimizer_state")])
+  }
+  spec <- ag_dense_stack(c(4, 8, 3))
+  persistent <- held(ag_training_memory(spec, 16, quiet = TRUE, steps = 3))
+  # 10 steps: 267745 nodes, less than the memory the process holds: nothing added.
+  mem <- ag_training_memory(spec, 16, quiet = TRUE, steps = 10)
+  expect_identical(mem$host_peak, persistent)
+  # 30 steps: 441905 nodes of 56 bytes, less the 17 824 025 that fit.
+  mem <- ag_training_memory(spec, 16, quiet = TRUE, steps = 30)
+  nodes <- 180665 + 30 * per_step
+  expect_identical(nodes, 441905)
+  expect_identical(mem$host_peak, persistent + (56 * nodes - 17824025))
+  expect_identical(mem$host_regime$binding, "allocated")
+  # 100 steps: R collects the nodes once 529 231 are allocated.
+  mem <- ag_training_memory(spec, 16, quiet = TRUE)
+  expect_identical(mem$host_peak, persistent + (56 * 529231 - 17824025))
+  expect_identical(unname(fig[c("node_step", "node_once", "node_bytes", "node_headroom",
+                                "node_free")]), c(1216, 180665, 56, 529231, 17824025))
+  # The nodes count per sample where an op's R code loops over the samples: the fused loss's
+  # 16 a sample reach the trigger sooner.
+  sce <- ag_dense_stack(c(4, 8, 3), loss = "softmax_cross_entropy")
+  short <- function(b) ag_training_memory(sce, b, quiet = TRUE, steps = 20)$host_peak
+  expect_identical(short(16) - held(ag_training_memory(sce, 16, quiet = TRUE, steps = 3)),
+                   56 * (180665 + 20 * (per_step + 505 + 16 * 16)) - 17824025)
 })
 
 test_that("a whole run's host peak is R's settled trigger as resident memory, worked out by hand", {
