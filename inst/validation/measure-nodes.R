@@ -21,10 +21,11 @@
 # R_VSIZE, which --grid sets) nothing is collected, so gc()'s "max used" less the use at the start
 # is what those steps allocated: nodes_step, the nodes a step allocates, and vbytes_step, the
 # vector heap's bytes. node_trigger0 and nodes0 are R's node trigger and the nodes in use before
-# the model is built (where measure-long.R takes its baseline): under R's default triggers (the grid's runs with triggers "default") their
-# difference is the headroom a run has before R first collects its nodes. nodes_once is what
-# building the model and optimizer and their first three steps allocated over three steps of the
-# loop (gc()'s "max used" from before the model to after those steps).
+# the model is built (where measure-long.R takes its baseline): under R's default triggers (the
+# grid's runs with triggers "default") their difference is the headroom a run has before R first
+# collects its nodes. nodes_once is what building the model and optimizer and their first three
+# steps allocated over three steps of the loop (gc()'s "max used" from before the model to after
+# those steps); measure-long.R's loop allocates more once (--grid=once, below).
 #
 # --grid=nodes runs grid_nodes() below, each configuration in a fresh R process with the
 # triggers raised, and three of them again with R's defaults. --fit reads such a table and fits,
@@ -148,7 +149,11 @@ measure_grid <- function(out) {
   rscript <- file.path(R.home("bin"), "Rscript")
   rows <- lapply(seq_len(nrow(runs)), function(i) {
     r <- runs[i, ]
-    env <- if (r$triggers == "raised") c("R_NSIZE=40000000", "R_VSIZE=16000000000") else character(0)
+    env <- if (r$triggers == "raised") {
+      c("R_NSIZE=40000000", "R_VSIZE=16000000000")
+    } else {
+      character(0)
+    }
     a <- c(file.path(here, "measure-nodes.R"), paste0("--widths=", gsub("-", ",", r$widths)),
            paste0("--batch=", r$batch), paste0("--optimizer=", r$optimizer),
            paste0("--activation=", r$activation), paste0("--loss=", r$loss),

@@ -22,6 +22,11 @@
 #   runs one more step under gctorture(), see measure-long.R)
 #   Rscript inst/validation/validate-long.R --by-layer \
 #     --from-csv=inst/validation/measurements-long-holdout.csv,inst/validation/...
+#   Rscript inst/validation/validate-long.R \
+#     --from-csv=inst/validation/measurements-long-holdout.csv \
+#     --repeats=inst/validation/measurements-long-holdout-again.csv,...
+#   (--repeats: the same runs measured again; prints agmem's figures against each measurement
+#   and how far apart the measurements of one configuration lie)
 #   (--from-csv takes several files, comma-separated; --by-layer prints, for each op of the rule
 #   table the runs have, how many runs have it and their shares within tolerance and under
 #   host_high, in place of the table of runs)
@@ -46,7 +51,8 @@ source(file.path(here, "harness.R"))
 
 args <- commandArgs(trailingOnly = TRUE)
 opt <- list(grid = "long_subset", from_csv = "", out = "", measure_only = "false",
-            markdown = "false", steps = "100", torture = "false", by_layer = "false")
+            markdown = "false", steps = "100", torture = "false", by_layer = "false",
+            repeats = "")
 for (a in args) {
   kv <- regmatches(a, regexec("^--([a-z_-]+)(=(.*))?$", a))[[1]]
   key <- gsub("-", "_", kv[2])
@@ -81,6 +87,46 @@ measure_long <- function(cfg, steps, torture = "false") {
   })
   vals$reset_ok <- as.logical(vals$reset_ok)
   as.data.frame(vals, stringsAsFactors = FALSE)
+}
+
+# The same configurations measured again (`again`: tables of the same runs, read_runs_csv()),
+# against the first measurement `m` (judged, judge_runs()): for each measurement, agmem's share
+# within tolerance, its under-predictions and how often host_high held; then how many pairs of
+# measurements of one configuration lie further apart than the tolerance, and the configurations
+# whose measurements differ most.
+print_repeats <- function(m, again) {
+  key <- function(x) paste(x$widths, x$batch, x$optimizer, x$activation, x$loss, x$variant)
+  peaks <- cbind(m$peak_100, vapply(again, function(x) x$peak_100[match(key(m), key(x))],
+                                    numeric(nrow(m))))
+  tolerance <- function(a, b) abs(a - b) <= pmax(0.15 * b, 8e6)
+  for (k in seq_len(ncol(peaks))) {
+    p <- peaks[, k]
+    ok <- !is.na(p)
+    cat(sprintf(paste0("measurement %d (%d runs): %.1f%% within max(15%%, 8 MB), %d under by ",
+                       "more than 15%%, at or under host_high in %d (measured / host_high at ",
+                       "most %.3f)\n"), k, sum(ok), 100 * mean(tolerance(m$agmem, p)[ok]),
+                sum(m$agmem[ok] < 0.85 * p[ok]), sum(p[ok] <= m$high[ok]),
+                max(p[ok] / m$high[ok])))
+  }
+  apart <- 0L
+  n <- 0L
+  for (a in seq_len(ncol(peaks) - 1L)) {
+    for (b in (a + 1L):ncol(peaks)) {
+      d <- abs(peaks[, a] - peaks[, b]) > pmax(0.15 * pmin(peaks[, a], peaks[, b]), 8e6)
+      apart <- apart + sum(d, na.rm = TRUE)
+      n <- n + sum(!is.na(d))
+    }
+  }
+  cat(sprintf(paste0("pairs of measurements of one configuration further apart than ",
+                     "max(15%%, 8 MB): %d of %d\n"), apart, n))
+  spread <- apply(peaks, 1L, max, na.rm = TRUE) / apply(peaks, 1L, min, na.rm = TRUE)
+  top <- utils::head(order(-spread), 6L)
+  cat("the configurations whose measurements differ most (MiB at step 100; agmem's host_peak):\n")
+  for (i in top) {
+    cat(sprintf("  %-40s %5d %-9s %s; agmem %.1f\n", m$widths[i], as.integer(m$batch[i]),
+                m$optimizer[i], paste(sprintf("%.1f", peaks[i, ] / 2^20), collapse = ", "),
+                m$agmem[i] / 2^20))
+  }
 }
 
 if (nzchar(opt$from_csv)) {
@@ -135,6 +181,10 @@ if (!requireNamespace("agmem", quietly = TRUE)) {
 }
 mib <- 2^20
 m <- judge_runs(m)
+if (nzchar(opt$repeats)) {
+  print_repeats(m, lapply(strsplit(opt$repeats, ",", fixed = TRUE)[[1]], read_runs_csv))
+  quit(status = 0)
+}
 if (identical(opt$by_layer, "true")) {
   print_by_layer(m, opt$markdown == "true")
   quit(status = 0)
