@@ -213,26 +213,6 @@ new_optimizer <- function(params, name) {
          sgd_plain = ggmlR::optimizer_sgd(params, lr = 1e-2))
 }
 
-# One step of the loop of ggmlR's autograd vignette on the mini-batch `xb` (an ag_tensor) and its
-# targets `yb`: the forward pass and the loss under with_grad_tape(), backward(), the optimizer's
-# step and zero_grad(). Variant "grads" passes backward()'s result to opt$step(grads); variant
-# "field" calls backward() for its side effect and opt$step(), which reads each parameter's
-# $grad. Returns the loss tensor.
-vignette_step <- function(model, optimizer, xb, yb, loss_fn, variant) {
-  ggmlR::with_grad_tape({
-    loss <- loss_fn(model$forward(xb), yb)
-  })
-  if (variant == "grads") {
-    grads <- ggmlR::backward(loss)
-    optimizer$step(grads)
-  } else {
-    ggmlR::backward(loss)
-    optimizer$step()
-  }
-  optimizer$zero_grad()
-  loss
-}
-
 # ggmlR's loss function of a loss's name.
 loss_function <- function(name) {
   switch(name, mse = ggmlR::ag_mse_loss, cross_entropy = ggmlR::ag_cross_entropy_loss,

@@ -72,8 +72,19 @@ train <- function(model, optimizer, x, y, batch, steps, at = function(s) NULL) {
     perm <- sample(n)
     for (b in seq_len(per_epoch)) {
       idx <- perm[seq((b - 1L) * batch + 1L, b * batch)]
-      loss <- vignette_step(model, optimizer, ag_tensor(x[, idx, drop = FALSE]),
-                            y[, idx, drop = FALSE], loss_fn, opt$variant)
+      xb <- ag_tensor(x[, idx, drop = FALSE])
+      yb <- y[, idx, drop = FALSE]
+      with_grad_tape({
+        loss <- loss_fn(model$forward(xb), yb)
+      })
+      if (opt$variant == "grads") {
+        grads <- backward(loss)
+        optimizer$step(grads)
+      } else {
+        backward(loss)
+        optimizer$step()
+      }
+      optimizer$zero_grad()
       s <- s + 1L
       if (s %% 10L == 0L) last_loss <- loss$data[1]
       at(s)

@@ -89,8 +89,19 @@ measure_one <- function(opt) {
   suppressPackageStartupMessages(library(ggmlR))
   loss_fn <- loss_function(opt$loss)
   one_step <- function(model, optimizer, x, y, idx) {
-    vignette_step(model, optimizer, ag_tensor(x[, idx, drop = FALSE]), y[, idx, drop = FALSE],
-                  loss_fn, opt$variant)
+    xb <- ag_tensor(x[, idx, drop = FALSE])
+    yb <- y[, idx, drop = FALSE]
+    with_grad_tape({
+      loss <- loss_fn(model$forward(xb), yb)
+    })
+    if (opt$variant == "grads") {
+      grads <- backward(loss)
+      optimizer$step(grads)
+    } else {
+      backward(loss)
+      optimizer$step()
+    }
+    optimizer$zero_grad()
     invisible(NULL)
   }
   set.seed(1L)
