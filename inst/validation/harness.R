@@ -219,6 +219,20 @@ loss_function <- function(name) {
          softmax_cross_entropy = ggmlR::ag_softmax_cross_entropy_loss)
 }
 
+# The fields of the one "RESULT,<name>=<value>,..." line among a measuring script's output lines
+# `out`, as a named character vector; NULL when the script printed none, or more than one.
+result_fields <- function(out) {
+  line <- grep("^RESULT,", out, value = TRUE)
+  if (length(line) != 1L) return(NULL)
+  kv <- strsplit(strsplit(sub("^RESULT,", "", line), ",", fixed = TRUE)[[1]], "=", fixed = TRUE)
+  stats::setNames(vapply(kv, `[`, "", 2L), vapply(kv, `[`, "", 1L))
+}
+
+# Whether the predicted peaks `pred` are within the goal's tolerance of the `measured` ones,
+# max(15%, 8 MB), and whether they are under them by more than 15%.
+within_tolerance <- function(pred, measured) abs(pred - measured) <= pmax(0.15 * measured, 8e6)
+under_by_15 <- function(pred, measured) pred < 0.85 * measured
+
 # The runs of one or more measurements tables, as one: the columns of all (NA where a table has
 # none: measured before the column existed), with `file`, the table's name.
 read_runs_csv <- function(paths) {
@@ -253,8 +267,8 @@ judge_runs <- function(m) {
   m$ops <- lapply(got, `[[`, "ops")
   m$measured <- m$peak_100
   m$ratio <- m$agmem / m$measured
-  m$within <- abs(m$agmem - m$measured) <= pmax(0.15 * m$measured, 8e6)
-  m$under15 <- m$agmem < 0.85 * m$measured
+  m$within <- within_tolerance(m$agmem, m$measured)
+  m$under15 <- under_by_15(m$agmem, m$measured)
   m
 }
 

@@ -63,7 +63,8 @@ make_optimizer <- function(model, name) new_optimizer(model$parameters(), name)
 loss_fn <- loss_function(opt$loss)
 checkpoints <- c(3L, 20L, 100L, 300L, 1000L)
 # The vignette's loop, `steps` steps over x and y in mini-batches of `batch`; calls at(s) after
-# each step s.
+# each step s. Its step stays inline: xb, yb and grads live until the next step reassigns them,
+# as in the vignette; a step in a function of its own peaked up to 46% higher.
 train <- function(model, optimizer, x, y, batch, steps, at = function(s) NULL) {
   n <- ncol(x)
   per_epoch <- n %/% batch

@@ -76,12 +76,8 @@ rows <- lapply(seq_len(nrow(plans)), function(i) {
       paste0("--samples=", samples), paste0("--after=", p$after),
       paste0("--embed=", p$embed), paste0("--heads=", p$heads)),
     stdout = TRUE, stderr = TRUE))
-  line <- grep("^RESULT,", out, value = TRUE)
-  peak <- if (length(line) == 1L) {
-    as.numeric(sub(".*,peak_100=([0-9.e+]+),.*", "\\1", line))
-  } else {
-    NA_real_
-  }
+  fields <- result_fields(out)
+  peak <- if (is.null(fields)) NA_real_ else as.numeric(fields[["peak_100"]])
   budget <- agmem:::parse_budget(p$budget)
   message(sprintf("%s %s %s %s: batch %d, peak %.1f MiB of %.0f MiB", p$widths, p$after,
                   p$optimizer, p$budget, as.integer(b), peak / 2^20, budget / 2^20))

@@ -73,13 +73,12 @@ measure_long <- function(cfg, steps, torture = "false") {
          paste0("--embed=", if (is.null(cfg$embed)) 0 else cfg$embed),
          paste0("--heads=", if (is.null(cfg$heads)) 1 else cfg$heads))
   out <- suppressWarnings(system2(rscript, a, stdout = TRUE, stderr = TRUE))
-  line <- grep("^RESULT,", out, value = TRUE)
-  if (length(line) != 1L) {
+  vals <- result_fields(out)
+  if (is.null(vals)) {
     message("failed: ", long_keys(cfg), "\n", paste(utils::tail(out, 5), collapse = "\n"))
     return(NULL)
   }
-  kv <- strsplit(strsplit(sub("^RESULT,", "", line), ",", fixed = TRUE)[[1]], "=", fixed = TRUE)
-  vals <- stats::setNames(lapply(kv, `[`, 2L), vapply(kv, `[`, "", 1L))
+  vals <- as.list(vals)
   chr <- c("widths", "optimizer", "activation", "loss", "device", "variant", "reset_ok", "after")
   # Checkpoints the run did not reach are written "NA".
   vals[setdiff(names(vals), chr)] <- lapply(vals[setdiff(names(vals), chr)], function(v) {
@@ -98,14 +97,13 @@ print_repeats <- function(m, again) {
   key <- function(x) paste(x$widths, x$batch, x$optimizer, x$activation, x$loss, x$variant)
   peaks <- cbind(m$peak_100, vapply(again, function(x) x$peak_100[match(key(m), key(x))],
                                     numeric(nrow(m))))
-  tolerance <- function(a, b) abs(a - b) <= pmax(0.15 * b, 8e6)
   for (k in seq_len(ncol(peaks))) {
     p <- peaks[, k]
     ok <- !is.na(p)
     cat(sprintf(paste0("measurement %d (%d runs): %.1f%% within max(15%%, 8 MB), %d under by ",
                        "more than 15%%, at or under host_high in %d (measured / host_high at ",
-                       "most %.3f)\n"), k, sum(ok), 100 * mean(tolerance(m$agmem, p)[ok]),
-                sum(m$agmem[ok] < 0.85 * p[ok]), sum(p[ok] <= m$high[ok]),
+                       "most %.3f)\n"), k, sum(ok), 100 * mean(within_tolerance(m$agmem, p)[ok]),
+                sum(under_by_15(m$agmem[ok], p[ok])), sum(p[ok] <= m$high[ok]),
                 max(p[ok] / m$high[ok])))
   }
   apart <- 0L

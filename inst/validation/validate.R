@@ -49,14 +49,13 @@ measure_config <- function(cfg) {
          paste0("--embed=", if (is.null(cfg$embed)) 0 else cfg$embed),
          paste0("--heads=", if (is.null(cfg$heads)) 1 else cfg$heads))
   out <- suppressWarnings(system2(rscript, a, stdout = TRUE, stderr = TRUE))
-  line <- grep("^RESULT,", out, value = TRUE)
-  if (length(line) != 1L) {
+  vals <- result_fields(out)
+  if (is.null(vals)) {
     key <- config_key(cfg$widths, cfg$batch, cfg$optimizer, cfg$activation, cfg$loss, cfg$device)
     message("failed: ", key, "\n", paste(utils::tail(out, 5), collapse = "\n"))
     return(NULL)
   }
-  kv <- strsplit(strsplit(sub("^RESULT,", "", line), ",", fixed = TRUE)[[1]], "=", fixed = TRUE)
-  vals <- stats::setNames(lapply(kv, `[`, 2L), vapply(kv, `[`, "", 1L))
+  vals <- as.list(vals)
   num <- c("batch", "params", "baseline", "hwm", "peak", "rss_end", "pass_pool",
            "persistent_pool", "seconds", "embed", "heads")
   vals[num] <- lapply(vals[num], as.numeric)
