@@ -38,9 +38,13 @@
 #' scores (on every pair of the sequence). A call of ggmlR's fused
 #' `ag_flash_attention()` in a block of your own, described by
 #' [ag_flash_attention_call()], is one op of `d_model` per sample, and with
-#' `causal = TRUE` one more, its mask (on every pair of the sequence). These
-#' were measured on device `"cpu"` only: on device `"gpu"`,
-#' [ag_training_memory()] and the planners list them as not modelled. A
+#' `causal = TRUE` one more, its mask (on every pair of the sequence). The
+#' embedding and the attentions were measured on device `"cpu"` only: on device
+#' `"gpu"`, [ag_training_memory()] and the planners list them as not modelled.
+#' On device `"gpu"` a batch norm or a layer norm sends ggmlR's `backward()`
+#' to the host (their records have no op): the pass pool then holds the
+#' forward alone, and the host is counted as on device `"cpu"`. A dropout is
+#' modelled there only in such a model. A
 #' dropout of rate 0 or in eval mode returns its input and costs nothing.
 #' The layers must chain: a layer that takes another width than the layer
 #' before it gives is refused (ggmlR could not run the model), unless agmem
@@ -208,24 +212,43 @@ check_chain <- function(row, width, i, arg) {
 }
 
 # The spec as the model sees it on `device`: the ops of a layer that the device's rules do not
-# model are dropped, and the layer is listed in `uncovered` (its parameters counted, its
-# activations not).
+# model, on the path backward() takes for the model (spec_backward()), are dropped, and the
+# layer is listed in `uncovered` (its parameters counted, its activations not).
 spec_on_device <- function(spec, device) {
   known <- registry_names("op_devices")
+  paths <- registry_names("op_paths")
+  backward <- spec_backward(spec)
   for (i in seq_along(spec$ops)) {
     ops <- spec$ops[[i]]
     # An op the registry does not know is left for the C code to refuse.
-    missing <- ops[vapply(ops, function(op) !is.null(known[[op]]) && !device %in% known[[op]],
-                          logical(1))]
-    if (length(missing) == 0L) next
+    ops <- ops[vapply(ops, function(op) !is.null(known[[op]]), logical(1))]
+    elsewhere <- ops[vapply(ops, function(op) !device %in% known[[op]], logical(1))]
+    other_path <- setdiff(ops[vapply(ops, function(op) {
+      !backward %in% paths[[op]][[device]]
+    }, logical(1))], elsewhere)
+    if (length(elsewhere) + length(other_path) == 0L) next
     spec$ops[[i]] <- character(0)
+    why <- c(
+      if (length(elsewhere)) paste(format_ops(elsewhere), "measured on device \"cpu\" only"),
+      if (length(other_path)) {
+        paste(format_ops(other_path), "measured there only with a batch norm or a layer norm in",
+              "the model, which sends backward() to the host")
+      }
+    )
     spec$uncovered <- c(spec$uncovered, sprintf(
-      paste0("layer %d (%s): not modelled on device \"%s\" (%s measured on device \"cpu\" ",
-             "only; its parameters counted)"),
-      i, spec$layers$type[[i]], device, format_ops(missing)
+      "layer %d (%s): not modelled on device \"%s\" (%s; its parameters counted)",
+      i, spec$layers$type[[i]], device, paste(why, collapse = "; ")
     ))
   }
   spec
+}
+
+# The path ggmlR's backward() takes for the model of `spec`: "host" when one of its ops is
+# recorded without an op (a batch norm or a layer norm: the R closures of the whole tape run on
+# the host), "graph" otherwise.
+spec_backward <- function(spec) {
+  ops <- registry_names("ops")
+  if (any(ops$host_backward[ops$name %in% unlist(spec$ops)])) "host" else "graph"
 }
 
 # Ops as text, an op repeated in a run (an attention's heads) written once with its count:

@@ -7,15 +7,17 @@ registry <- new.env(parent = emptyenv())
 
 # Fills `registry` from the C tables: `optimizers` (names), `copies` (ggmlR's formula's
 # optimizer-state copies, named by optimizer), `devices`, `dtypes`, `components`, `places`,
-# `ops` (a data frame of `name`, `kind` and `rules`: the op whose rules it takes, NA for its
-# own), `activations` (the ops of kind "activation"),
+# `ops` (a data frame of `name`, `kind`, `rules`: the op whose rules it takes, NA for its
+# own, and `host_backward`: whether ggmlR records it without an op, which sends backward() to
+# the host), `activations` (the ops of kind "activation"),
 # `losses` (the losses as the user names them: the ops of kind "loss" without "loss_") and
 # `layers` (the layer types agmem models) and `device_places` (for each device, named, the place
 # whose peak limits a run there: "host" or "device") and `validated` (the largest batch size,
 # width, parameter count, attention sequence and attention width the model was validated on,
 # named) and `ggmlr_version` (the ggmlR
 # release the rules describe) and `op_devices` (for each op, named, the devices whose unit rules
-# model it: those of the op whose rules it takes).
+# model it: those of the op whose rules it takes) and `op_paths` (for each op, named, and each of
+# those devices, the paths of backward() its rules hold on: "graph", "host" or both).
 load_registry <- function() {
   reg <- .Call(agmem_registry)
   registry$optimizers <- reg$optimizers$name
@@ -25,7 +27,7 @@ load_registry <- function() {
   registry$components <- reg$components
   registry$places <- reg$places
   registry$ops <- data.frame(name = reg$ops$name, kind = reg$ops$kind, rules = reg$ops$rules,
-                             stringsAsFactors = FALSE)
+                             host_backward = reg$ops$host_backward, stringsAsFactors = FALSE)
   registry$activations <- reg$ops$name[reg$ops$kind == "activation"]
   registry$losses <- sub("^loss_", "", reg$ops$name[reg$ops$kind == "loss"])
   registry$layers <- reg$layers
@@ -36,6 +38,12 @@ load_registry <- function() {
   own <- ifelse(is.na(reg$ops$rules), reg$ops$name, reg$ops$rules)
   registry$op_devices <- lapply(structure(own, names = reg$ops$name), function(op) {
     unique(unit$device[unit$op == op])
+  })
+  registry$op_paths <- lapply(structure(own, names = reg$ops$name), function(op) {
+    rows <- unit$op == op
+    lapply(split(unit$backward[rows], unit$device[rows]), function(b) {
+      if ("any" %in% b) c("graph", "host") else sort(unique(b))
+    })
   })
   registry$ggmlr_checked <- FALSE
   invisible(registry)

@@ -143,6 +143,11 @@ enum { AGMEM_HOST, AGMEM_DEVICE, AGMEM_N_WHERE };
 enum { AGMEM_MEASURED, AGMEM_SOURCE_ONLY, AGMEM_N_BASES };
 enum { AGMEM_OP_DATA, AGMEM_OP_LINEAR, AGMEM_OP_ACTIVATION, AGMEM_OP_LOSS, AGMEM_OP_LAYER,
        AGMEM_OP_TABLE, AGMEM_OP_PAIRS, AGMEM_N_OP_KINDS };
+/* The path ggmlR's backward() takes (R/autograd.R:1004-1031 of ggmlR 0.8.8.1): the graph
+   backward, built on the device, when every record of the tape names its op; the R closures of
+   the records, on the host, when one does not (ag_batch_norm() and ag_layer_norm() record
+   without one). A rule of AGMEM_BACKWARD_ANY (0, a row that does not say) holds on both. */
+enum { AGMEM_BACKWARD_ANY, AGMEM_BACKWARD_GRAPH, AGMEM_BACKWARD_HOST, AGMEM_N_BACKWARDS };
 
 /* A limit of the validated range: what it limits, and its largest validated value. */
 typedef struct {
@@ -150,28 +155,33 @@ typedef struct {
     double max;
 } agmem_limit;
 
-/* An op a model may name: its name, its kind (AGMEM_OP_*) and the op whose unit and live rules
-   it takes, NULL for its own (an op that runs another op's R code on other units). */
+/* An op a model may name: its name, its kind (AGMEM_OP_*), the op whose unit and live rules
+   it takes, NULL for its own (an op that runs another op's R code on other units), and whether
+   ggmlR records it without an op, which sends the whole tape's backward to the host
+   (AGMEM_BACKWARD_HOST; 0 for an op the graph backward takes). */
 typedef struct {
     const char *name;
     int kind;
     const char *rules;
+    int host_backward;
 } agmem_op;
 
 /* Bytes per parameter for an (optimizer, device, dtype), into one (component, where) cell:
    `bytes` at the peak once R's garbage collector has run; `alloc_step` and `alloc_once`, the
    bytes the host allocates per training step and once (building the model and optimizer),
-   counted from ggmlR's source (0 where the row is not on the host or not counted). */
+   counted from ggmlR's source (0 where the row is not on the host or not counted); `backward`,
+   the path of backward() the row holds on (AGMEM_BACKWARD_*; 0, any). */
 typedef struct {
     int optimizer, device, dtype, component, where;
     double bytes;
     int basis;
     const char *cite;
     double alloc_step, alloc_once;
+    int backward;
 } agmem_param_rule;
 
 /* Bytes per unit and sample for an op (or a loss) on a device, into one (component, where);
-   `alloc_step` as for a parameter rule. */
+   `alloc_step` and `backward` as for a parameter rule. */
 typedef struct {
     const char *op;
     int device, component, where;
@@ -179,6 +189,7 @@ typedef struct {
     int basis;
     const char *cite;
     double alloc_step;
+    int backward;
 } agmem_unit_rule;
 
 /* One figure of the host's garbage-collection regime on a device (see rules.c): the first four
@@ -236,6 +247,7 @@ extern const char *const agmem_dtype_names[AGMEM_N_DTYPES];
 extern const char *const agmem_component_names[AGMEM_N_COMPONENTS];
 extern const char *const agmem_where_names[AGMEM_N_WHERE];
 extern const char *const agmem_basis_names[AGMEM_N_BASES];
+extern const char *const agmem_backward_names[AGMEM_N_BACKWARDS];
 extern const agmem_param_rule agmem_param_rules[];
 extern const R_xlen_t agmem_n_param_rules;
 extern const agmem_unit_rule agmem_unit_rules[];
@@ -245,7 +257,10 @@ extern const agmem_gc_rule agmem_gc_rules[];
 extern const R_xlen_t agmem_n_gc_rules;
 extern const agmem_live_rule agmem_live_rules[];
 extern const R_xlen_t agmem_n_live_rules;
-int agmem_param_rule_matches(const agmem_param_rule *r, int optimizer, int device, int dtype);
+int agmem_param_rule_matches(const agmem_param_rule *r, int optimizer, int device,
+                             int host_device, int dtype, int backward);
+int agmem_rule_place_matches(int rule_device, int where, int rule_backward, int device,
+                             int host_device, int backward);
 R_xlen_t agmem_unit_op_index(const char *name);
 const agmem_op *agmem_op_named(const char *name);
 
@@ -268,6 +283,8 @@ typedef struct {
 typedef struct {
     double params;
     int device;
+    int backward;               /* the path of backward() (AGMEM_BACKWARD_GRAPH or _HOST) ... */
+    int host_device;            /* ... and the device whose host rules the host takes */
     agmem_cells fixed;
     R_xlen_t n_ops;
     const double *units;

@@ -60,15 +60,17 @@ static int add_to_cell(agmem_cells *c, int component, int where, double b, int b
     return 1;
 }
 
-/* Adds params times every parameter rule of (optimizer, device, dtype) to c. Refuses a
-   combination that no rule describes (a dtype other than f32 on the CPU) and a product or sum
-   that is not finite, with an R error. */
-static void add_param_rules(agmem_cells *c, double params, int optimizer, int device, int dtype)
+/* Adds params times every parameter rule of (optimizer, dtype) that applies to model m (its
+   device, backward path and host device, agmem_param_rule_matches()) to c. Refuses a combination
+   that no rule describes (a dtype other than f32 on the CPU) and a product or sum that is not
+   finite, with an R error. */
+static void add_param_rules(agmem_cells *c, double params, int optimizer, const agmem_model *m,
+                            int dtype)
 {
-    int matched = 0;
+    int matched = 0, device = m->device;
     for (R_xlen_t i = 0; i < agmem_n_param_rules; i++) {
         const agmem_param_rule *r = &agmem_param_rules[i];
-        if (!agmem_param_rule_matches(r, optimizer, device, dtype))
+        if (!agmem_param_rule_matches(r, optimizer, device, m->host_device, dtype, m->backward))
             continue;
         double b = agmem_keep(params * r->bytes);
         if (!R_FINITE(b))
@@ -315,6 +317,26 @@ static void read_run(SEXP run, agmem_model *m)
     m->data = data;
 }
 
+/* The path ggmlR's backward() takes for a model of these ops (a character vector that
+   check_ops() accepted): AGMEM_BACKWARD_HOST when one of them is recorded without an op
+   (agmem_ops' host_backward), AGMEM_BACKWARD_GRAPH otherwise. Names agmem does not know, and NA,
+   are left for op_units() to refuse. */
+static int backward_path(SEXP ops)
+{
+    R_xlen_t n = XLENGTH(ops);
+    for (R_xlen_t i = 0; i < n; i++) {
+        if (i > 0 && i % AGMEM_INTERRUPT_EVERY == 0)
+            R_CheckUserInterrupt();
+        SEXP name = STRING_ELT(ops, i);
+        if (name == NA_STRING)
+            continue;
+        const agmem_op *op = agmem_op_named(CHAR(name));
+        if (op != NULL && op->host_backward)
+            return AGMEM_BACKWARD_HOST;
+    }
+    return AGMEM_BACKWARD_GRAPH;
+}
+
 /* Reads into m, once, everything a model's figures depend on but the batch size. Accepts the
    shapes as agmem_count_params() does; units, a numeric vector of positive whole numbers, one
    per op (the output width of the op's layer); ops, a character vector of op names from the unit
@@ -341,7 +363,11 @@ void agmem_model_read(SEXP shapes, SEXP units, SEXP ops, SEXP optimizer, SEXP de
     memset(m, 0, sizeof *m);
     m->params = params;
     m->device = dev;
-    add_param_rules(&m->fixed, params, opt, dev, dt);
+    m->backward = backward_path(ops);
+    /* A backward on the host runs the whole step in R, as on device "cpu", whose host rules
+       the host then takes. */
+    m->host_device = m->backward == AGMEM_BACKWARD_HOST ? AGMEM_CPU : dev;
+    add_param_rules(&m->fixed, params, opt, m, dt);
     m->n_ops = n_ops;
     double *u = (double *) R_alloc(n_ops > 0 ? (size_t) n_ops : 1, sizeof(double));
     R_xlen_t *first = (R_xlen_t *) R_alloc(n_ops > 0 ? (size_t) n_ops : 1, sizeof(R_xlen_t));
@@ -356,7 +382,8 @@ void agmem_model_read(SEXP shapes, SEXP units, SEXP ops, SEXP optimizer, SEXP de
         int matched = 0;
         for (R_xlen_t j = first[i]; j < agmem_n_unit_rules; j++) {
             const agmem_unit_rule *r = &agmem_unit_rules[j];
-            if (r->device != dev || strcmp(r->op, op) != 0)
+            if (!agmem_rule_place_matches(r->device, r->where, r->backward, dev, m->host_device,
+                                          m->backward) || strcmp(r->op, op) != 0)
                 continue;
             matched = 1;
             if (power[i] > 0 &&
@@ -372,7 +399,7 @@ void agmem_model_read(SEXP shapes, SEXP units, SEXP ops, SEXP optimizer, SEXP de
     m->power = power;
     int seen = 0;
     for (R_xlen_t i = 0; i < agmem_n_gc_rules; i++)
-        if (agmem_gc_rules[i].device == dev) {
+        if (agmem_gc_rules[i].device == m->host_device) {
             m->gc[agmem_gc_rules[i].figure] = agmem_gc_rules[i].value;
             seen |= 1 << agmem_gc_rules[i].figure;
         }
@@ -392,7 +419,7 @@ void agmem_model_read(SEXP shapes, SEXP units, SEXP ops, SEXP optimizer, SEXP de
     }
     for (R_xlen_t j = 0; j < agmem_n_live_rules; j++) {
         const agmem_live_rule *r = &agmem_live_rules[j];
-        if (r->device != dev)
+        if (r->device != m->host_device)
             continue;
         if (r->op == NULL) {
             if (r->optimizer == AGMEM_ANY || r->optimizer == opt) {
@@ -442,7 +469,9 @@ int agmem_model_eval(const agmem_model *m, double batch, agmem_cells *c,
         double per_rule = op_count(m, i, batch);
         for (R_xlen_t j = m->first[i]; j < agmem_n_unit_rules; j++) {
             const agmem_unit_rule *r = &agmem_unit_rules[j];
-            if (r->device != m->device || strcmp(r->op, op) != 0)
+            if (!agmem_rule_place_matches(r->device, r->where, r->backward, m->device,
+                                          m->host_device, m->backward) ||
+                strcmp(r->op, op) != 0)
                 continue;
             double b = agmem_keep(per_rule * r->bytes);
             if (!R_FINITE(b)) {

@@ -18,18 +18,19 @@ static SEXP column(SEXP list, int col, SEXPTYPE type, R_xlen_t n)
 
 /* .Call entry of the internal training_rules(): the three tables of rules.c as a list of three
    lists of columns. `param`: optimizer, device, dtype ("any" for a wildcard), component,
-   where, bytes (per parameter), basis ("measured" or "source only"), cite, alloc_step and
-   alloc_once. `unit`: op, device, component, where, bytes (per unit and sample), basis, cite and
-   alloc_step. `gc`: device, figure, value and cite. `live`: device, optimizer ("any"), op (NA
+   where, bytes (per parameter), basis ("measured" or "source only"), cite, alloc_step,
+   alloc_once and backward (the path of backward() the row holds on: "graph", "host" or "any").
+   `unit`: op, device, component, where, bytes (per unit and sample), basis, cite, alloc_step and
+   backward. `gc`: device, figure, value and cite. `live`: device, optimizer ("any"), op (NA
    for a per-parameter row), bytes, cite, retained, step_max, nodes (per op, or per parameter
    tensor) and nodes_sample. Takes no argument. */
 SEXP agmem_training_rules(void)
 {
     const char *outer[] = {"param", "unit", "gc", "live", ""};
     const char *pcols[] = {"optimizer", "device", "dtype", "component", "where", "bytes",
-                           "basis", "cite", "alloc_step", "alloc_once", ""};
+                           "basis", "cite", "alloc_step", "alloc_once", "backward", ""};
     const char *ucols[] = {"op", "device", "component", "where", "bytes", "basis", "cite",
-                           "alloc_step", ""};
+                           "alloc_step", "backward", ""};
     const char *gcols[] = {"device", "figure", "value", "cite", ""};
     const char *lcols[] = {"device", "optimizer", "op", "bytes", "cite", "retained", "step_max",
                            "nodes", "nodes_sample", ""};
@@ -38,9 +39,9 @@ SEXP agmem_training_rules(void)
     R_xlen_t np = agmem_n_param_rules;
     SEXP p = Rf_mkNamed(VECSXP, pcols);
     SET_VECTOR_ELT(out, 0, p);
-    SEXP p_str[10];
-    for (int c = 0; c < 10; c++)
-        p_str[c] = column(p, c, (c == 5 || c >= 8) ? REALSXP : STRSXP, np);
+    SEXP p_str[11];
+    for (int c = 0; c < 11; c++)
+        p_str[c] = column(p, c, (c == 5 || c == 8 || c == 9) ? REALSXP : STRSXP, np);
     for (R_xlen_t i = 0; i < np; i++) {
         const agmem_param_rule *r = &agmem_param_rules[i];
         SET_STRING_ELT(p_str[0], i, code_name(r->optimizer, agmem_optimizer_names));
@@ -53,13 +54,14 @@ SEXP agmem_training_rules(void)
         SET_STRING_ELT(p_str[7], i, Rf_mkChar(r->cite));
         REAL(p_str[8])[i] = r->alloc_step;
         REAL(p_str[9])[i] = r->alloc_once;
+        SET_STRING_ELT(p_str[10], i, Rf_mkChar(agmem_backward_names[r->backward]));
     }
 
     R_xlen_t nu = agmem_n_unit_rules;
     SEXP u = Rf_mkNamed(VECSXP, ucols);
     SET_VECTOR_ELT(out, 1, u);
-    SEXP u_col[8];
-    for (int c = 0; c < 8; c++)
+    SEXP u_col[9];
+    for (int c = 0; c < 9; c++)
         u_col[c] = column(u, c, (c == 4 || c == 7) ? REALSXP : STRSXP, nu);
     for (R_xlen_t i = 0; i < nu; i++) {
         const agmem_unit_rule *r = &agmem_unit_rules[i];
@@ -71,6 +73,7 @@ SEXP agmem_training_rules(void)
         SET_STRING_ELT(u_col[5], i, Rf_mkChar(agmem_basis_names[r->basis]));
         SET_STRING_ELT(u_col[6], i, Rf_mkChar(r->cite));
         REAL(u_col[7])[i] = r->alloc_step;
+        SET_STRING_ELT(u_col[8], i, Rf_mkChar(agmem_backward_names[r->backward]));
     }
 
     R_xlen_t ng = agmem_n_gc_rules;
@@ -123,7 +126,8 @@ static SEXP names_vector(const char *const *names, R_xlen_t count)
    `optimizers` (a list of `name` and `copies`, the optimizer-state copies of ggmlR's formula),
    `devices`, `dtypes`, `components`, `places` (character vectors, in the order of the code's
    enums), `ops` (a list of `name`, `kind` ("data", "linear", "activation", "loss", "layer",
-   "table" or "pairs") and `rules`, the op whose rules it takes, NA for its own) and
+   "table" or "pairs"), `rules`, the op whose rules it takes, NA for its own, and
+   `host_backward`, TRUE for an op that sends backward() to the host) and
    `layers` (the layer types agmem models) and `device_places` (for each device, the place whose
    peak the planners plan on) and `validated` (the largest validated batch size, width and
    parameter count, named) and `ggmlr_version` (the ggmlR release the rules describe). Takes no
@@ -133,7 +137,7 @@ SEXP agmem_registry(void)
     const char *outer[] = {"optimizers", "devices", "dtypes", "components", "places", "ops",
                            "layers", "device_places", "validated", "ggmlr_version", ""};
     const char *opt_cols[] = {"name", "copies", ""};
-    const char *op_cols[] = {"name", "kind", "rules", ""};
+    const char *op_cols[] = {"name", "kind", "rules", "host_backward", ""};
     SEXP out = PROTECT(Rf_mkNamed(VECSXP, outer));
 
     SEXP opt = Rf_mkNamed(VECSXP, opt_cols);
@@ -153,7 +157,9 @@ SEXP agmem_registry(void)
     SEXP op_name = column(ops, 0, STRSXP, agmem_n_ops);
     SEXP op_kind = column(ops, 1, STRSXP, agmem_n_ops);
     SEXP op_rules = column(ops, 2, STRSXP, agmem_n_ops);
+    SEXP op_host = column(ops, 3, LGLSXP, agmem_n_ops);
     for (R_xlen_t i = 0; i < agmem_n_ops; i++) {
+        LOGICAL(op_host)[i] = agmem_ops[i].host_backward == AGMEM_BACKWARD_HOST;
         SET_STRING_ELT(op_name, i, Rf_mkChar(agmem_ops[i].name));
         SET_STRING_ELT(op_kind, i, Rf_mkChar(agmem_op_kind_names[agmem_ops[i].kind]));
         SET_STRING_ELT(op_rules, i, agmem_ops[i].rules == NULL ? NA_STRING

@@ -46,6 +46,7 @@ const char *const agmem_component_names[AGMEM_N_COMPONENTS] = {
 };
 const char *const agmem_where_names[AGMEM_N_WHERE] = {"host", "device"};
 const char *const agmem_basis_names[AGMEM_N_BASES] = {"measured", "source only"};
+const char *const agmem_backward_names[AGMEM_N_BACKWARDS] = {"any", "graph", "host"};
 const char *const agmem_op_kind_names[AGMEM_N_OP_KINDS] = {"data", "linear", "activation",
                                                           "loss", "layer", "table", "pairs"};
 
@@ -75,10 +76,10 @@ const agmem_op agmem_ops[] = {
     {"loss_mse", AGMEM_OP_LOSS, NULL},
     {"loss_cross_entropy", AGMEM_OP_LOSS, NULL},
     {"loss_softmax_cross_entropy", AGMEM_OP_LOSS, NULL},
-    {"batch_norm", AGMEM_OP_LAYER, NULL},
-    {"batch_norm_eval", AGMEM_OP_LAYER, NULL},
+    {"batch_norm", AGMEM_OP_LAYER, NULL, AGMEM_BACKWARD_HOST},
+    {"batch_norm_eval", AGMEM_OP_LAYER, NULL, AGMEM_BACKWARD_HOST},
     {"dropout", AGMEM_OP_LAYER, NULL},
-    {"layer_norm", AGMEM_OP_LAYER, NULL},
+    {"layer_norm", AGMEM_OP_LAYER, NULL, AGMEM_BACKWARD_HOST},
     {"embedding", AGMEM_OP_LAYER, NULL},
     {"embedding_table", AGMEM_OP_TABLE, NULL},
     {"attention", AGMEM_OP_LAYER, NULL},
@@ -250,10 +251,20 @@ const agmem_param_rule agmem_param_rules[] = {
      "persistent pool (R/ag_device.R:1251-1265)"},
 
     /* ---- device "gpu": device side, pass pool (freed at every with_grad_tape()) ---- */
-    {ANY, GPU, ANY, AGMEM_GRADIENTS, DEVICE, 8, MEASURED,
-     "issue #10 measurement (fit grid, pass pool): the pass pool's bytes per parameter, the "
-     "f32 gradients of the graph backward and the step's f32 uploads (R/autograd.R:1565-1567), "
-     "measured in f32"},
+    {ANY, GPU, ANY, AGMEM_STEP_TRANSIENTS, DEVICE, 4, MEASURED,
+     "issue #16 measurement (measure-one.R on device \"gpu\", pass pool, f32: 3.97 bytes per "
+     "parameter at the intercept with a batch norm or a layer norm, 7.99 without): the "
+     "forward's contiguous transposed copy of each resident weight (R/ag_device.R:874), on "
+     "either path of backward()", 0, 0, AGMEM_BACKWARD_ANY},
+    {ANY, GPU, ANY, AGMEM_GRADIENTS, DEVICE, 4, MEASURED,
+     "issue #10 measurement (fit grid, pass pool, f32), less the forward's copy: the graph "
+     "backward's weight gradient (out_prod, R/ag_backward_graph.R:534) and the bias's "
+     "(R/ag_backward_graph.R:499-500)", 0, 0, AGMEM_BACKWARD_GRAPH},
+    {ADAM, GPU, ANY, AGMEM_GRADIENTS, DEVICE, 4, MEASURED,
+     "issue #16 measurement (measure-one.R on device \"gpu\", pass pool, f32: 4.00 bytes per "
+     "parameter over sgd's with a layer norm): with the backward on the host, "
+     "optimizer_adam()'s step uploads each host gradient to the pass pool "
+     "(R/autograd.R:1565-1567)", 0, 0, AGMEM_BACKWARD_HOST},
 };
 const R_xlen_t agmem_n_param_rules = sizeof agmem_param_rules / sizeof agmem_param_rules[0];
 
@@ -410,24 +421,24 @@ const agmem_unit_rule agmem_unit_rules[] = {
      "(R/autograd.R:312, .ag_operand at R/ag_device.R:2037)"},
     {"matmul", GPU, AGMEM_ACTIVATIONS, DEVICE, 8, MEASURED,
      "issue #10 measurement (fit grid, pass pool): half the fitted matmul + add; the f32 "
-     "product (R/autograd.R:332) and its gradient in the backward graph"},
+     "product (R/autograd.R:332) and its gradient in the backward graph", 0, AGMEM_BACKWARD_GRAPH},
     {"add", GPU, AGMEM_ACTIVATIONS, DEVICE, 8, MEASURED,
      "issue #10 measurement (fit grid, pass pool): half the fitted matmul + add; the f32 sum "
-     "(R/autograd.R:403) and its gradient"},
+     "(R/autograd.R:403) and its gradient", 0, AGMEM_BACKWARD_GRAPH},
     {"relu", GPU, AGMEM_ACTIVATIONS, DEVICE, 12, MEASURED,
      "issue #10 measurement (fit grid, pass pool): a hidden relu layer over one without "
-     "activation; the f32 output, the step mask (R/autograd.R:637, 649) and g * mask"},
+     "activation; the f32 output, the step mask (R/autograd.R:637, 649) and g * mask", 0, AGMEM_BACKWARD_GRAPH},
     {"sigmoid", GPU, AGMEM_ACTIVATIONS, DEVICE, 16, MEASURED,
      "issue #10 measurement (fit grid, pass pool): a hidden sigmoid layer over one without "
-     "activation; the f32 output, its multiplier (R/autograd.R:670, 682) and g * mult"},
+     "activation; the f32 output, its multiplier (R/autograd.R:670, 682) and g * mult", 0, AGMEM_BACKWARD_GRAPH},
     {"tanh", GPU, AGMEM_ACTIVATIONS, DEVICE, 16, MEASURED,
      "issue #10 measurement (fit grid, pass pool): a hidden tanh layer over one without "
-     "activation; the f32 output, its multiplier (R/autograd.R:699, 709) and g * mult"},
+     "activation; the f32 output, its multiplier (R/autograd.R:699, 709) and g * mult", 0, AGMEM_BACKWARD_GRAPH},
     {"softmax", GPU, AGMEM_ACTIVATIONS, DEVICE, 16, MEASURED,
      "issue #16 measurement (activations' softmax pairs, pass pool, fit-layers.R): a hidden "
      "softmax layer over a relu layer, on ten stacks with each: relu's 12 and 4.00 to 4.03 "
      "more per unit and sample (its f32 output p, R/autograd.R:733, kept for "
-     "p * (g - colSums(p * g)) in the backward graph); the host does not grow with it"},
+     "p * (g - colSums(p * g)) in the backward graph); the host does not grow with it", 0, AGMEM_BACKWARD_GRAPH},
     {"loss_mse", GPU, AGMEM_ACTIVATIONS, DEVICE, 12, MEASURED,
      "issue #10 measurement (fit grid, pass pool): the output layer with ag_mse_loss() over a "
      "layer without activation; the f32 difference kept on the device and the target's "
@@ -435,11 +446,64 @@ const agmem_unit_rule agmem_unit_rules[] = {
     {"loss_cross_entropy", GPU, AGMEM_ACTIVATIONS, DEVICE, 4, MEASURED,
      "issue #10 measurement (fit grid, pass pool): the output layer with "
      "ag_cross_entropy_loss() over a layer without activation; computed on the host from "
-     "downloaded data (R/autograd.R:831-838), its gradient uploaded for the backward graph"},
+     "downloaded data (R/autograd.R:831-838), its gradient uploaded for the backward graph", 0, AGMEM_BACKWARD_GRAPH},
     {"loss_softmax_cross_entropy", GPU, AGMEM_ACTIVATIONS, DEVICE, 4, MEASURED,
      "issue #10 measurement (fit grid, pass pool): the output layer with "
      "ag_softmax_cross_entropy_loss() over a layer without activation; computed on the host "
-     "(R/autograd.R:864-893), its gradient uploaded for the backward graph"},
+     "(R/autograd.R:864-893), its gradient uploaded for the backward graph", 0, AGMEM_BACKWARD_GRAPH},
+
+    /* ---- device "gpu": the pass pool when backward() runs on the host (a batch norm or a
+       layer norm in the model, AGMEM_BACKWARD_HOST): the forward's f32 results alone, as no
+       backward tensor is made on the device (R/autograd.R:1004-1031). Measured with
+       measure-one.R on device "gpu" (256-512-512-10 after a layer norm on each hidden layer,
+       batches 128 and 256, each activation and loss, and with a batch norm, in eval mode, and
+       with dropout): per unit and sample, exact to the byte over 128 samples. "input" and
+       "loss_mse" hold on both paths (above). A dropout is modelled on this path only: with the
+       graph backward its pool is 12 bytes per unit and sample (its mask, its product and
+       g * mask, R/ag_layers.R:185-189, R/ag_backward_graph.R:654), but the host, which builds
+       the mask in R (90.68 bytes per unit and sample allocated a step, fitted on three-step
+       pairs), outgrows this device's few steps' regime over a long run
+       (measurements-layers-holdout-gpu.csv: 0.75 and 0.82 of the measured host). ---- */
+    {"matmul", GPU, AGMEM_ACTIVATIONS, DEVICE, 4, MEASURED,
+     "issue #16 measurement (pass pool, backward on the host): the f32 product W x "
+     "(R/autograd.R:332)", 0, AGMEM_BACKWARD_HOST},
+    {"add", GPU, AGMEM_ACTIVATIONS, DEVICE, 4, MEASURED,
+     "issue #16 measurement (pass pool, backward on the host): the f32 sum with the bias "
+     "(R/autograd.R:403)", 0, AGMEM_BACKWARD_HOST},
+    {"relu", GPU, AGMEM_ACTIVATIONS, DEVICE, 8, MEASURED,
+     "issue #16 measurement (pass pool, backward on the host): the f32 output and its step "
+     "mask (R/autograd.R:637, 649)", 0, AGMEM_BACKWARD_HOST},
+    {"sigmoid", GPU, AGMEM_ACTIVATIONS, DEVICE, 12, MEASURED,
+     "issue #16 measurement (pass pool, backward on the host): the f32 output and its "
+     "multiplier's parts (R/autograd.R:670, 682)", 0, AGMEM_BACKWARD_HOST},
+    {"tanh", GPU, AGMEM_ACTIVATIONS, DEVICE, 12, MEASURED,
+     "issue #16 measurement (pass pool, backward on the host): the f32 output and its "
+     "multiplier's parts (R/autograd.R:699, 709)", 0, AGMEM_BACKWARD_HOST},
+    {"softmax", GPU, AGMEM_ACTIVATIONS, DEVICE, 4, MEASURED,
+     "issue #16 measurement (pass pool, backward on the host): the f32 output p "
+     "(R/autograd.R:733)", 0, AGMEM_BACKWARD_HOST},
+    {"loss_cross_entropy", GPU, AGMEM_ACTIVATIONS, DEVICE, 0, MEASURED,
+     "issue #16 measurement (pass pool, backward on the host): computed on the host from "
+     "downloaded data (R/autograd.R:831-838); nothing is uploaded for a backward graph", 0,
+     AGMEM_BACKWARD_HOST},
+    {"loss_softmax_cross_entropy", GPU, AGMEM_ACTIVATIONS, DEVICE, 0, MEASURED,
+     "issue #16 measurement (pass pool, backward on the host): computed on the host "
+     "(R/autograd.R:864-893); nothing is uploaded for a backward graph", 0,
+     AGMEM_BACKWARD_HOST},
+    {"batch_norm", GPU, AGMEM_ACTIVATIONS, DEVICE, 20, MEASURED,
+     "issue #16 measurement (pass pool; its backward is always on the host): the uploads of "
+     "x_hat and of gamma and beta broadcast to the input's size (R/ag_layers.R:312, 216, 236) "
+     "and the results of ag_mul() and ag_add() (R/ag_layers.R:227, 247), f32", 0},
+    {"batch_norm_eval", GPU, AGMEM_ACTIVATIONS, DEVICE, 20, MEASURED,
+     "issue #16 measurement (pass pool; its backward is always on the host): as in training "
+     "mode, x_hat from the running statistics (R/ag_layers.R:299-302)", 0},
+    {"layer_norm", GPU, AGMEM_ACTIVATIONS, DEVICE, 4, MEASURED,
+     "issue #16 measurement (pass pool; its backward is always on the host): its output, a "
+     "host ag_tensor (R/ag_layers.R:440), uploaded when the next op reads it "
+     "(R/ag_device.R:2065), f32", 0},
+    {"dropout", GPU, AGMEM_ACTIVATIONS, DEVICE, 8, MEASURED,
+     "issue #16 measurement (pass pool, backward on the host): the f32 mask's upload and "
+     "ag_mul()'s product (R/ag_layers.R:185-189)", 0, AGMEM_BACKWARD_HOST},
 
     /* ---- device "gpu": host side (RSS growth less the device pools, see above) ---- */
     {"input", GPU, AGMEM_ACTIVATIONS, HOST, 86, MEASURED,
@@ -735,11 +799,29 @@ const agmem_live_rule agmem_live_rules[] = {
 };
 const R_xlen_t agmem_n_live_rules = sizeof agmem_live_rules / sizeof agmem_live_rules[0];
 
-/* Whether parameter rule r applies to (optimizer, device, dtype), all codes in range. */
-int agmem_param_rule_matches(const agmem_param_rule *r, int optimizer, int device, int dtype)
+/* Whether a rule of device rule_device, into place `where`, for backward path rule_backward,
+   applies to a model on `device` whose backward takes path `backward` and whose host takes the
+   host rules of host_device: a host row of host_device, a device row of device, either of the
+   path or of any. All codes in range. */
+int agmem_rule_place_matches(int rule_device, int where, int rule_backward, int device,
+                             int host_device, int backward)
 {
-    return (r->optimizer == AGMEM_ANY || r->optimizer == optimizer) && r->device == device &&
-        (r->dtype == AGMEM_ANY || r->dtype == dtype);
+    int on = where == AGMEM_HOST ? host_device : device;
+    return rule_device == on && (rule_backward == AGMEM_BACKWARD_ANY || rule_backward == backward);
+}
+
+/* Whether parameter rule r applies to a model of (optimizer, device, dtype) whose backward takes
+   path `backward` and whose host takes the rules of host_device (agmem_rule_place_matches()).
+   Host rows of another device are device "cpu"'s, R doubles, whose dtype is "f32" whatever the
+   model's. All codes in range. */
+int agmem_param_rule_matches(const agmem_param_rule *r, int optimizer, int device,
+                             int host_device, int dtype, int backward)
+{
+    int dt = r->where == AGMEM_HOST && host_device != device ? AGMEM_F32 : dtype;
+    return (r->optimizer == AGMEM_ANY || r->optimizer == optimizer) &&
+        agmem_rule_place_matches(r->device, r->where, r->backward, device, host_device,
+                                 backward) &&
+        (r->dtype == AGMEM_ANY || r->dtype == dt);
 }
 
 /* The index of the first unit rule for the op named `name` (a NUL-terminated string), or -1

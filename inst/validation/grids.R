@@ -234,6 +234,18 @@ grid_layers_holdout <- function() {
   )
 }
 
+# The long holdout in resident mode (ag_device("gpu")): dense stacks, whose backward is the
+# graph's, judged on the host (the RSS growth less the device pools) and on the pools.
+grid_long_holdout_gpu <- function() {
+  cbind(grid_long_holdout(), device = "gpu", stringsAsFactors = FALSE)
+}
+
+# The layers' holdout in resident mode (ag_device("gpu")): a batch norm or a layer norm sends
+# backward() to the host, a dropout alone keeps the graph backward (issue 16).
+grid_layers_holdout_gpu <- function() {
+  cbind(grid_layers_holdout(), device = "gpu", stringsAsFactors = FALSE)
+}
+
 # Held out for a batch norm in eval mode: four models of the layers' holdout, with a frozen batch
 # norm in place of the batch norm, alone and with dropout.
 grid_layers_eval_holdout <- function() {

@@ -249,23 +249,35 @@ read_runs_csv <- function(paths) {
 
 # The runs of a measurements table judged against agmem's whole-run model: each run's model as
 # run_spec() describes it, with the data set the loop holds in R (four mini-batches); adds
-# `agmem` (host_peak), `high` (host_high), `measured` (the peak at step 100), `ratio`, `within`
-# (max(15%, 8 MB)), `under15` and `ops` (the ops of its spec and its loss's).
+# `agmem` (host_peak), `high` (host_high), `agmem_device` (device_peak), `pools` (the device
+# pools measured, 0 on the CPU), `measured` (the host's peak at step 100: the RSS growth less the
+# pools), `ratio`, `within` (max(15%, 8 MB)), `under15`, `ops` (the ops of its spec and its
+# loss's) and `modelled` (FALSE where agmem lists a layer as not modelled: its figure is then a
+# lower bound).
 judge_runs <- function(m) {
   got <- lapply(seq_len(nrow(m)), function(i) {
     spec <- run_spec(m$widths[i], m$activation[i], m$loss[i], field_of(m, "after", i, "none"),
                      field_of(m, "embed", i, 0), field_of(m, "heads", i, 1))
     mem <- suppressWarnings(agmem::ag_training_memory(
-      spec, m$batch[i], m$optimizer[i], quiet = TRUE, steps = m$steps[i],
+      spec, m$batch[i], m$optimizer[i], device = field_of(m, "device", i, "cpu"), quiet = TRUE,
+      steps = m$steps[i],
       data_size = data_bytes(m$widths[i], 4 * m$batch[i], field_of(m, "embed", i, 0))
     ))
-    list(peak = mem$host_peak, high = mem$host_high,
-         ops = c(unique(unlist(spec$ops)), paste0("loss_", m$loss[i])))
+    list(peak = mem$host_peak, high = mem$host_high, device = mem$device_peak,
+         ops = c(unique(unlist(spec$ops)), paste0("loss_", m$loss[i])),
+         modelled = length(mem$uncovered) == 0L)
   })
+  m$modelled <- vapply(got, `[[`, TRUE, "modelled")
   m$agmem <- vapply(got, `[[`, 0, "peak")
   m$high <- vapply(got, `[[`, 0, "high")
+  m$agmem_device <- vapply(got, `[[`, 0, "device")
   m$ops <- lapply(got, `[[`, "ops")
-  m$measured <- m$peak_100
+  # In resident mode the host is the RSS growth less the device pools, which ggml's CPU backend
+  # keeps in host memory here (a GPU keeps them in its own).
+  pools <- if (is.null(m$pass_pool)) 0 else ifelse(is.na(m$pass_pool), 0,
+                                                    m$pass_pool + m$persistent_pool)
+  m$pools <- pools
+  m$measured <- m$peak_100 - pools
   m$ratio <- m$agmem / m$measured
   m$within <- within_tolerance(m$agmem, m$measured)
   m$under15 <- under_by_15(m$agmem, m$measured)

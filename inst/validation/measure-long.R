@@ -3,7 +3,8 @@
 # Run it in a fresh R process (validate.R --long does, one process per configuration):
 #   Rscript inst/validation/measure-long.R --widths=784,512,512,10 --batch=128 \
 #     --optimizer=adam --activation=relu --loss=softmax_cross_entropy --steps=100 \
-#     --variant=grads --after=batch_norm+dropout --embed=0 --heads=1 (any may be left out)
+#     --variant=grads --after=batch_norm+dropout --embed=0 --heads=1 --device=cpu
+#     (any may be left out)
 # It prints one line, "RESULT,<name>=<value>,...".
 #
 # The loop is the one ggmlR's autograd vignette writes: a data set of four mini-batches (or
@@ -18,6 +19,9 @@
 # heads of an "attention" in --after (ag_multihead_attention(), the batch its sequence).
 # Variant "grads" passes backward()'s result to opt$step(grads); variant "field" calls
 # backward() for its side effect and opt$step(), which reads each parameter's $grad.
+# --device=gpu calls ag_device("gpu") first (resident mode; ggml's CPU backend here, whose
+# device pools are host memory) and reads the pools' sizes (.ag_tape_mem()) after the last step:
+# pass_pool and persistent_pool (NA on the CPU).
 #
 # Protocol:
 #   1. load ggmlR, warm its code up with three steps of a tiny model of the same kind;
@@ -40,7 +44,7 @@ opt <- read_args(list(widths = "64,32,8", batch = "16", optimizer = "adam", acti
                       loss = "softmax_cross_entropy", steps = "100", variant = "grads",
                       seed = "1", gcinfo = "false", samples = "0", torture = "false",
                       after = "none", embed = "0",
-                      heads = "1"))
+                      heads = "1", device = "cpu"))
 widths <- as.integer(strsplit(opt$widths, ",", fixed = TRUE)[[1]])
 batch <- as.integer(opt$batch)
 steps <- as.integer(opt$steps)
@@ -48,13 +52,15 @@ stopifnot(length(widths) >= 2L, all(widths >= 1L), batch >= 1L, steps >= 3L,
           opt$optimizer %in% c("adam", "sgd", "sgd_plain"),
           opt$activation %in% c("relu", "sigmoid", "tanh", "softmax", "none"),
           opt$loss %in% c("mse", "cross_entropy", "softmax_cross_entropy"),
-          opt$variant %in% c("grads", "field"))
+          opt$variant %in% c("grads", "field"), opt$device %in% c("cpu", "gpu"))
 after <- read_after(opt$after)
 embed <- as.integer(opt$embed)
 heads <- as.integer(opt$heads)
 stopifnot(embed >= 0L, heads >= 1L)
 
 suppressPackageStartupMessages(library(ggmlR))
+if (opt$device == "gpu") invisible(capture.output(ag_device("gpu")))
+pools <- c(NA_real_, NA_real_)
 
 build <- function(widths, activation) {
   ag_sequential(build_layers(widths, activation, after, embed, heads))
@@ -148,6 +154,10 @@ train(model, optimizer, x, y, batch, steps + torture, at = function(s) {
     gc_seconds <<- sum(gc.time()[1:2]) - gc_t0
     invisible(gcinfo(FALSE))
     gc1 <<- gc()
+    if (opt$device == "gpu") {
+      tm <- get(".ag_tape_mem", asNamespace("ggmlR"))()
+      pools <<- c(tm$buffer_bytes, tm$p_buffer_bytes)
+    }
     if (torture) {
       live_between <<- gc(reset = TRUE)["Vcells", "used"] * 8
       gctorture(TRUE)
@@ -173,15 +183,16 @@ if (identical(opt$gcinfo, "true")) writeLines(gc_lines, stderr())
 # 5. the end: the R heap's largest use and its trigger
 params <- count_params(widths, after, embed)
 peak_fields <- paste(sprintf("%s=%.0f", names(peaks), peaks), collapse = ",")
-cat(sprintf(paste0("RESULT,widths=%s,batch=%d,optimizer=%s,activation=%s,loss=%s,device=cpu,",
+cat(sprintf(paste0("RESULT,widths=%s,batch=%d,optimizer=%s,activation=%s,loss=%s,device=%s,",
                    "variant=%s,steps=%d,params=%.0f,baseline=%.0f,peak=%.0f,%s,heap0=%.0f,",
                    "trigger0=%.0f,heap_max=%.0f,trigger_end=%.0f,reset_ok=%s,seconds=%.2f,",
                    "gc_seconds=%.2f,live_full=%.0f,n_gc=%d,n_full=%d,live_between=%.0f,",
                    "live_step_max=%.0f,after=%s,embed=%d,heads=%d,nodes0=%.0f,",
-                   "node_trigger0=%.0f,nodes_max=%.0f\n"),
+                   "node_trigger0=%.0f,nodes_max=%.0f,pass_pool=%.0f,persistent_pool=%.0f\n"),
             paste(widths, collapse = "-"), batch, opt$optimizer, opt$activation, opt$loss,
-            opt$variant, steps, params, baseline, peak, peak_fields, heap0, trigger0,
+            opt$device, opt$variant, steps, params, baseline, peak, peak_fields, heap0, trigger0,
             gc1["Vcells", "max used"] * 8, gc1["Vcells", "gc trigger"] * 8, reset_ok, elapsed,
             gc_seconds, live_full, n_gc, n_full, live_between, live_step_max,
             paste(c(after, if (!length(after)) "none"), collapse = "+"), embed, heads,
-            gc0["Ncells", "used"], gc0["Ncells", "gc trigger"], gc1["Ncells", "max used"]))
+            gc0["Ncells", "used"], gc0["Ncells", "gc trigger"], gc1["Ncells", "max used"],
+            pools[1L], pools[2L]))

@@ -536,11 +536,19 @@ test_that("batch norm and dropout are planned on the CPU, and refused where not 
   expect_gt(b, 1)
   expect_gt(ag_memory_sweep(model, 64, "adam")$host_high,
             ag_memory_sweep(plain, 64, "adam")$host_high)
-  # On the GPU the layers were not measured: refused, or a lower bound on request.
-  expect_agmem_error(ag_max_batch_size(model, "16 MiB", device = "gpu"),
-                     "layer 2 \\(batch_norm\\): not modelled on device \"gpu\"",
+  # On the GPU they are planned on the device's pools, whose pass pool then holds the forward
+  # alone (the batch norm sends the backward to the host): the largest batch that fits.
+  g <- expect_silent(ag_max_batch_size(model, "16 MiB", device = "gpu"))
+  pools <- function(b) ag_training_memory(model, b, device = "gpu", quiet = TRUE)$device_peak
+  expect_lte(pools(g), 16 * 2^20)
+  expect_gt(pools(g + 1), 16 * 2^20)
+  # An embedding was measured on the CPU only: refused there, or a lower bound on request.
+  emb <- fake_sequential(fake_layer("ag_embedding", list(weight = fake_tensor(c(16, 100)))),
+                         fake_linear(16, 10))
+  expect_agmem_error(ag_max_batch_size(emb, "16 MiB", device = "gpu"),
+                     "layer 1 \\(embedding\\): not modelled on device \"gpu\"",
                      class = "agmem_error_unmodelled")
-  expect_warning(ag_max_batch_size(model, "16 MiB", device = "gpu", lower_bound = TRUE),
+  expect_warning(ag_max_batch_size(emb, "16 MiB", device = "gpu", lower_bound = TRUE),
                  class = "agmem_warning_lower_bound")
 })
 

@@ -74,9 +74,24 @@ reference_nodes <- function(spec, flat, batch, optimizer, device, fig) {
   nodes
 }
 
+# The path of backward() for a model of these ops: "host" when one of them is recorded without
+# an op (a batch norm or a layer norm), "graph" otherwise; a rule of path "any" holds on both.
+# With the backward on the host, the host takes device "cpu"'s rules (everything runs in R),
+# whose dtype is "f32".
+reference_backward <- function(ops) {
+  reg <- agmem:::registry_names("ops")
+  if (any(reg$host_backward[reg$name %in% ops])) "host" else "graph"
+}
+rule_applies <- function(rule_device, where, rule_backward, device, host_device, backward) {
+  on <- if (where == "host") host_device else device
+  rule_device == on && rule_backward %in% c("any", backward)
+}
+
 reference_memory <- function(spec, batch, optimizer, device, dtype, steps = 100, data = 0) {
   rules <- training_rules()
   flat <- spec_ops(spec)
+  backward <- reference_backward(unlist(flat$ops))
+  host_device <- if (backward == "host") "cpu" else device
   n <- 0
   for (shape in spec$shapes) n <- n + prod(shape)
   cells <- list()
@@ -89,8 +104,11 @@ reference_memory <- function(spec, batch, optimizer, device, dtype, steps = 100,
   }
   p <- rules$param
   for (i in seq_len(nrow(p))) {
-    if (p$optimizer[[i]] %in% c("any", optimizer) && p$device[[i]] == device &&
-      p$dtype[[i]] %in% c("any", dtype)) {
+    dt <- if (p$where[[i]] == "host" && host_device != device) "f32" else dtype
+    if (p$optimizer[[i]] %in% c("any", optimizer) &&
+      rule_applies(p$device[[i]], p$where[[i]], p$backward[[i]], device, host_device,
+                   backward) &&
+      p$dtype[[i]] %in% c("any", dt)) {
       add(p$component[[i]], p$where[[i]], n * p$bytes[[i]], p$basis[[i]])
       if (p$where[[i]] == "host") {
         alloc_step <- alloc_step + n * p$alloc_step[[i]]
@@ -101,7 +119,11 @@ reference_memory <- function(spec, batch, optimizer, device, dtype, steps = 100,
   u <- rules$unit
   for (k in seq_along(flat$ops)) {
     units <- flat$units[[k]] * per_sample(flat$ops[[k]], batch)
-    for (i in which(u$op == rules_of(flat$ops[[k]]) & u$device == device)) {
+    mine <- which(u$op == rules_of(flat$ops[[k]]))
+    mine <- mine[mapply(rule_applies, u$device[mine], u$where[mine], u$backward[mine],
+                        MoreArgs = list(device = device, host_device = host_device,
+                                        backward = backward))]
+    for (i in mine) {
       add(u$component[[i]], u$where[[i]], units * u$bytes[[i]], u$basis[[i]])
       if (u$where[[i]] == "host") {
         alloc_step <- alloc_step + units * u$alloc_step[[i]]
@@ -117,7 +139,7 @@ reference_memory <- function(spec, batch, optimizer, device, dtype, steps = 100,
   host <- Reduce(`+`, bytes[parts[, 2] == "host"], 0)
   regime <- NULL
   high <- NULL
-  gc <- rules$gc[rules$gc$device == device, ]
+  gc <- rules$gc[rules$gc$device == host_device, ]
   if (nrow(gc) > 0L) {
     fig <- stats::setNames(gc$value, gc$figure)
     cell <- function(k) if (is.null(cells[[k]])) 0 else cells[[k]]$bytes
@@ -129,11 +151,11 @@ reference_memory <- function(spec, batch, optimizer, device, dtype, steps = 100,
     if (whole) {
       # A whole run's nodes add what does not fit in the memory the process holds, until R's
       # node trigger.
-      nodes <- reference_nodes(spec, flat, batch, optimizer, device, fig)
+      nodes <- reference_nodes(spec, flat, batch, optimizer, host_device, fig)
       growth <- max(0, fig[["node_bytes"]] * min(fig[["node_once"]] + steps * nodes,
                                                   fig[["node_headroom"]]) - fig[["node_free"]])
       regime <- c(list(run = "whole run", steps = steps, data_size = data),
-                  reference_whole_run(spec, flat, batch, optimizer, device, fig,
+                  reference_whole_run(spec, flat, batch, optimizer, host_device, fig,
                                       allocated + growth, data))
       host <- min(regime$allocated, regime$ceiling)
       high <- regime$high
@@ -255,7 +277,9 @@ test_that("on the GPU, the device holds 12 B per parameter for adam and 4 for sg
     dev <- mem$components[mem$components$where == "device", ]
     persistent <- sum(dev$bytes[dev$component %in% c("weights", "optimizer_state")])
     expect_identical(persistent, n_mlp * if (opt == "adam") 12 else 4, label = opt)
-    expect_identical(dev$bytes[dev$component == "gradients"], n_mlp * 8)
+    # The graph backward's gradients, and the forward's transposed copy of each weight.
+    expect_identical(dev$bytes[dev$component == "gradients"], n_mlp * 4)
+    expect_identical(dev$bytes[dev$component == "step_transients"], n_mlp * 4)
     unit_bytes <- sum(dev$bytes[dev$component %in% c("activations", "activation_gradients")])
     # pass pool per unit and sample: data 4, matmul + add 16, relu 12, mse 12
     expect_identical(unit_bytes, 784 * 32 * 4 + 512 * 32 * 28 + 10 * 32 * 28, label = opt)
@@ -277,6 +301,49 @@ test_that("on the GPU, the device holds 12 B per parameter for adam and 4 for sg
     expect_identical(mem$host_peak, min(r$allocated, max(r$headroom, r$collected)))
     expect_false(mem$source_only)
   }
+})
+
+test_that("a batch norm or a layer norm sends the backward to the host, worked out by hand", {
+  bn <- ag_model_spec(list(fake_linear(784, 512, "relu"), fake_layer(
+    "ag_batch_norm", list(gamma = fake_tensor(c(512, 1)), beta = fake_tensor(c(512, 1)))
+  ), fake_linear(512, 10)), loss = "mse")
+  n <- n_mlp + 2 * 512
+  for (opt in c("adam", "sgd", "sgd_plain")) {
+    mem <- ag_training_memory(bn, 64L, opt, "gpu", quiet = TRUE)
+    dev <- mem$components[mem$components$where == "device", ]
+    dev <- stats::setNames(dev$bytes, dev$component)
+    # The pass pool holds the forward alone: the transposed copy of each weight, and per unit
+    # and sample data 4, matmul + add 8, relu 8, the batch norm 20, mse 12; adam's step uploads
+    # the host gradients (4 per parameter); no graph backward's gradient.
+    expect_identical(dev[["step_transients"]], n * 4)
+    if (opt == "adam") {
+      expect_identical(dev[["gradients"]], n * 4)
+    } else {
+      expect_false("gradients" %in% names(dev))
+    }
+    expect_identical(dev[["activations"]],
+                     64 * (784 * 4 + (512 + 10) * 8 + 512 * 8 + 512 * 20 + 10 * 12))
+    # The host runs the whole step in R: its figures are device "cpu"'s, whole run and all.
+    cpu <- ag_training_memory(bn, 64L, opt, "cpu", quiet = TRUE)
+    expect_identical(mem$host_peak, cpu$host_peak, label = opt)
+    expect_identical(mem$host_high, cpu$host_high, label = opt)
+    expect_identical(mem$host_regime$run, "whole run")
+    expect_identical(mem$components[mem$components$where == "host", ],
+                     cpu$components, ignore_attr = TRUE)
+  }
+  # With a dropout in place of the batch norm the backward stays on the device's graph, where
+  # the host builds each mask in R and outgrows the device's few steps' regime: not modelled.
+  drop <- ag_model_spec(list(fake_linear(784, 512, "relu"), fake_dropout(0.5),
+                             fake_linear(512, 10)), loss = "mse")
+  expect_warning(mem <- ag_training_memory(drop, 64L, "sgd", "gpu", quiet = TRUE),
+                 paste0("layer 2 \\(dropout\\): not modelled on device \"gpu\" \\(dropout ",
+                        "measured there only with a batch norm or a layer norm in the model"),
+                 class = "agmem_warning_lower_bound")
+  expect_identical(mem$host_regime$run, "few steps")
+  with_bn <- ag_model_spec(list(fake_linear(784, 512, "relu"), fake_dropout(0.5), fake_layer(
+    "ag_batch_norm", list(gamma = fake_tensor(c(512, 1)), beta = fake_tensor(c(512, 1)))
+  ), fake_linear(512, 10)), loss = "mse")
+  expect_silent(ag_training_memory(with_bn, 64L, "sgd", "gpu", quiet = TRUE))
 })
 
 test_that("f16 and bf16 weights are 2 B, adam adds an f32 master copy: source only", {
@@ -576,8 +643,8 @@ test_that("the .Call entry point checks every argument it reads", {
   expect_agmem_error(call(dt = "f16"), "`dtype` \"f16\" does not apply with device \"cpu\"")
   # An op the device has no rule for is refused at this level; ag_training_memory() lists it as
   # not modelled first (spec_on_device()).
-  expect_agmem_error(call(units = 4, ops = "batch_norm", dev = "gpu"),
-                     "`ops`: op \"batch_norm\" has no rule for device \"gpu\"")
+  expect_agmem_error(call(units = 4, ops = "embedding", dev = "gpu"),
+                     "`ops`: op \"embedding\" has no rule for device \"gpu\"")
   expect_identical(call(units = 4, ops = "dropout")$params, n_mlp)
   # A parameter table's units are its scalars, counted once whatever the batch; a lookup's are
   # per sample.

@@ -286,7 +286,9 @@ test_that("a gpu sweep plots the device peak, and a measurement its line", {
     expect_identical(titles[[4L]], "device peak (MiB)")
     adam <- gpu_sweep[gpu_sweep$optimizer == "adam", ]
     expect_equal(xy_drawn(d, "l")[[1L]]$y, adam$device_peak / mb)
-    expect_match(legend_text(d)[[5L]], "^device peak, adam: fits up to batch ")
+    # The device's components (weights, gradients, optimizer state, the forward's copies of
+    # the weights, activations), then its peak.
+    expect_match(legend_text(d)[[6L]], "^device peak, adam: fits up to batch ")
 
     d <- drawn(measured_sweep, budget = "256 MiB")
     titles <- calls_to(d, "C_title")[[1L]]
