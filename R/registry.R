@@ -36,15 +36,14 @@ load_registry <- function() {
   registry$ggmlr_version <- reg$ggmlr_version
   unit <- .Call(agmem_training_rules)$unit
   own <- ifelse(is.na(reg$ops$rules), reg$ops$name, reg$ops$rules)
-  registry$op_devices <- lapply(structure(own, names = reg$ops$name), function(op) {
-    unique(unit$device[unit$op == op])
-  })
   registry$op_paths <- lapply(structure(own, names = reg$ops$name), function(op) {
     rows <- unit$op == op
-    lapply(split(unit$backward[rows], unit$device[rows]), function(b) {
+    device <- factor(unit$device[rows], levels = unique(unit$device[rows]))
+    lapply(split(unit$backward[rows], device), function(b) {
       if ("any" %in% b) c("graph", "host") else sort(unique(b))
     })
   })
+  registry$op_devices <- lapply(registry$op_paths, names)
   registry$ggmlr_checked <- FALSE
   invisible(registry)
 }

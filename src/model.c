@@ -317,6 +317,15 @@ static void read_run(SEXP run, agmem_model *m)
     m->data = data;
 }
 
+/* Whether unit rule r is a rule of op `op` that applies to model m: its device's place, m's
+   backward path (agmem_rule_place_matches()). m needs its device, backward and host_device. */
+static int unit_rule_applies(const agmem_model *m, const agmem_unit_rule *r, const char *op)
+{
+    return agmem_rule_place_matches(r->device, r->where, r->backward, m->device, m->host_device,
+                                    m->backward) &&
+        strcmp(r->op, op) == 0;
+}
+
 /* The path ggmlR's backward() takes for a model of these ops (a character vector that
    check_ops() accepted): AGMEM_BACKWARD_HOST when one of them is recorded without an op
    (agmem_ops' host_backward), AGMEM_BACKWARD_GRAPH otherwise. Names agmem does not know, and NA,
@@ -382,8 +391,7 @@ void agmem_model_read(SEXP shapes, SEXP units, SEXP ops, SEXP optimizer, SEXP de
         int matched = 0;
         for (R_xlen_t j = first[i]; j < agmem_n_unit_rules; j++) {
             const agmem_unit_rule *r = &agmem_unit_rules[j];
-            if (!agmem_rule_place_matches(r->device, r->where, r->backward, dev, m->host_device,
-                                          m->backward) || strcmp(r->op, op) != 0)
+            if (!unit_rule_applies(m, r, op))
                 continue;
             matched = 1;
             if (power[i] > 0 &&
@@ -469,9 +477,7 @@ int agmem_model_eval(const agmem_model *m, double batch, agmem_cells *c,
         double per_rule = op_count(m, i, batch);
         for (R_xlen_t j = m->first[i]; j < agmem_n_unit_rules; j++) {
             const agmem_unit_rule *r = &agmem_unit_rules[j];
-            if (!agmem_rule_place_matches(r->device, r->where, r->backward, m->device,
-                                          m->host_device, m->backward) ||
-                strcmp(r->op, op) != 0)
+            if (!unit_rule_applies(m, r, op))
                 continue;
             double b = agmem_keep(per_rule * r->bytes);
             if (!R_FINITE(b)) {

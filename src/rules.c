@@ -427,18 +427,22 @@ const agmem_unit_rule agmem_unit_rules[] = {
      "(R/autograd.R:403) and its gradient", 0, AGMEM_BACKWARD_GRAPH},
     {"relu", GPU, AGMEM_ACTIVATIONS, DEVICE, 12, MEASURED,
      "issue #10 measurement (fit grid, pass pool): a hidden relu layer over one without "
-     "activation; the f32 output, the step mask (R/autograd.R:637, 649) and g * mask", 0, AGMEM_BACKWARD_GRAPH},
+     "activation; the f32 output, the step mask (R/autograd.R:637, 649) and g * mask", 0,
+     AGMEM_BACKWARD_GRAPH},
     {"sigmoid", GPU, AGMEM_ACTIVATIONS, DEVICE, 16, MEASURED,
      "issue #10 measurement (fit grid, pass pool): a hidden sigmoid layer over one without "
-     "activation; the f32 output, its multiplier (R/autograd.R:670, 682) and g * mult", 0, AGMEM_BACKWARD_GRAPH},
+     "activation; the f32 output, its multiplier (R/autograd.R:670, 682) and g * mult", 0,
+     AGMEM_BACKWARD_GRAPH},
     {"tanh", GPU, AGMEM_ACTIVATIONS, DEVICE, 16, MEASURED,
      "issue #10 measurement (fit grid, pass pool): a hidden tanh layer over one without "
-     "activation; the f32 output, its multiplier (R/autograd.R:699, 709) and g * mult", 0, AGMEM_BACKWARD_GRAPH},
+     "activation; the f32 output, its multiplier (R/autograd.R:699, 709) and g * mult", 0,
+     AGMEM_BACKWARD_GRAPH},
     {"softmax", GPU, AGMEM_ACTIVATIONS, DEVICE, 16, MEASURED,
      "issue #16 measurement (activations' softmax pairs, pass pool, fit-layers.R): a hidden "
      "softmax layer over a relu layer, on ten stacks with each: relu's 12 and 4.00 to 4.03 "
      "more per unit and sample (its f32 output p, R/autograd.R:733, kept for "
-     "p * (g - colSums(p * g)) in the backward graph); the host does not grow with it", 0, AGMEM_BACKWARD_GRAPH},
+     "p * (g - colSums(p * g)) in the backward graph); the host does not grow with it", 0,
+     AGMEM_BACKWARD_GRAPH},
     {"loss_mse", GPU, AGMEM_ACTIVATIONS, DEVICE, 12, MEASURED,
      "issue #10 measurement (fit grid, pass pool): the output layer with ag_mse_loss() over a "
      "layer without activation; the f32 difference kept on the device and the target's "
@@ -446,11 +450,13 @@ const agmem_unit_rule agmem_unit_rules[] = {
     {"loss_cross_entropy", GPU, AGMEM_ACTIVATIONS, DEVICE, 4, MEASURED,
      "issue #10 measurement (fit grid, pass pool): the output layer with "
      "ag_cross_entropy_loss() over a layer without activation; computed on the host from "
-     "downloaded data (R/autograd.R:831-838), its gradient uploaded for the backward graph", 0, AGMEM_BACKWARD_GRAPH},
+     "downloaded data (R/autograd.R:831-838), its gradient uploaded for the backward graph", 0,
+     AGMEM_BACKWARD_GRAPH},
     {"loss_softmax_cross_entropy", GPU, AGMEM_ACTIVATIONS, DEVICE, 4, MEASURED,
      "issue #10 measurement (fit grid, pass pool): the output layer with "
      "ag_softmax_cross_entropy_loss() over a layer without activation; computed on the host "
-     "(R/autograd.R:864-893), its gradient uploaded for the backward graph", 0, AGMEM_BACKWARD_GRAPH},
+     "(R/autograd.R:864-893), its gradient uploaded for the backward graph", 0,
+     AGMEM_BACKWARD_GRAPH},
 
     /* ---- device "gpu": the pass pool when backward() runs on the host (a batch norm or a
        layer norm in the model, AGMEM_BACKWARD_HOST): the forward's f32 results alone, as no

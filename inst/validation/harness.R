@@ -274,10 +274,9 @@ judge_runs <- function(m) {
   m$ops <- lapply(got, `[[`, "ops")
   # In resident mode the host is the RSS growth less the device pools, which ggml's CPU backend
   # keeps in host memory here (a GPU keeps them in its own).
-  pools <- if (is.null(m$pass_pool)) 0 else ifelse(is.na(m$pass_pool), 0,
-                                                    m$pass_pool + m$persistent_pool)
-  m$pools <- pools
-  m$measured <- m$peak_100 - pools
+  m$pools <- if (is.null(m$pass_pool)) 0 else ifelse(is.na(m$pass_pool), 0,
+                                                      m$pass_pool + m$persistent_pool)
+  m$measured <- m$peak_100 - m$pools
   m$ratio <- m$agmem / m$measured
   m$within <- within_tolerance(m$agmem, m$measured)
   m$under15 <- under_by_15(m$agmem, m$measured)
