@@ -1,7 +1,16 @@
 # fit-long.R: the whole-run figures of src/rules.c, fitted on the long fit grid.
 #
 #   Rscript inst/validation/fit-long.R [inst/validation/measurements-long-fit.csv]
+#   Rscript inst/validation/fit-long.R inst/validation/measurements-long-fit-gpu.csv \
+#     inst/validation/measurements-step-max-gpu.csv \
+#     inst/validation/measurements-activations-wide-gpu.csv  # device "gpu", the graph backward
 #
+# In resident mode (the runs' device "gpu") the host is the RSS growth less the device pools
+# (pass_pool and persistent_pool, host memory on ggml's CPU backend), and the figures are
+# compared with the rows of device "gpu"; the hidden layers are left out of the live and
+# step_max fits (their values are on the device), the retained fit has an intercept (the pages
+# of R's nodes, which every run fills to R's node trigger) that gives node_free, and a third
+# csv gives the cross-entropy's figures over the fused loss's.
 # Prints, by least squares on the runs of measure-long.R (100 steps each):
 #   - the bytes live at R's full collections (the largest "vectors used" gcinfo() reported after a
 #     level-2 collection, less the heap at the start) per parameter for each optimizer and per
@@ -43,27 +52,41 @@ read_runs <- function(path) {
   m
 }
 m <- read_runs(csv)
+device <- unique(m$device)
+stopifnot(length(device) == 1L)
 m$live <- m$live_full - m$heap0
-m$over <- m$peak_100 - (m$heap_max - m$heap0)
+pools <- if (device == "gpu") m$pass_pool + m$persistent_pool else 0
+m$over <- m$peak_100 - pools - (m$heap_max - m$heap0)
 m$data <- (m$inp + m$out) * 4 * 8
 
 # Live bytes and the step's largest are fitted on the same terms: per parameter by optimizer,
 # per unit and sample by kind.
+# On device "gpu" the hidden layers' values live on the device: fitted with them, the host's live
+# bytes per hidden unit and sample came out at -6.1 (relu, standard error 4.9) and -0.2 (tanh,
+# 4.5), so they are fitted without them and their figures are 0.
 by_kind <- function(y) {
-  stats::as.formula(paste(y, "~ 0 + params:optimizer + inp + hid_relu + hid_tanh + out_mse +",
-                          "out_sce"))
+  hidden <- if (device == "gpu") "" else "hid_relu + hid_tanh +"
+  stats::as.formula(paste(y, "~ 0 + params:optimizer + inp +", hidden, "out_mse + out_sce"))
 }
+coef_or_0 <- function(fit, name) if (name %in% names(coef(fit))) coef(fit)[[name]] else 0
 live <- stats::lm(by_kind("live"), data = m[!is.na(m$live_full), ])
 st <- read_runs(step_csv)
 st$most <- st$live_step_max - st$heap0
 most <- stats::lm(by_kind("most"), data = st)
 m$units <- m$inp + m$hid + m$out
-over <- stats::lm(over ~ 0 + params:optimizer + units, data = m)
+# In resident mode a step makes far more R nodes than vector bytes (the graph's R objects), and
+# every run reaches R's node trigger: their pages are the same in every run, the fit's intercept,
+# which is node_bytes times node_headroom less node_free (agmem_gc_rules).
+over <- if (device == "gpu") {
+  stats::lm(over ~ 1 + params:optimizer + units, data = m)
+} else {
+  stats::lm(over ~ 0 + params:optimizer + units, data = m)
+}
 fitted <- c(
   stats::setNames(coef(live)[paste0("params:optimizer", c("adam", "sgd", "sgd_plain"))],
                   c("live adam", "live sgd", "live sgd_plain")),
-  `live input` = coef(live)[["inp"]], `live relu layer` = coef(live)[["hid_relu"]],
-  `live tanh layer` = coef(live)[["hid_tanh"]], `live mse output` = coef(live)[["out_mse"]],
+  `live input` = coef(live)[["inp"]], `live relu layer` = coef_or_0(live, "hid_relu"),
+  `live tanh layer` = coef_or_0(live, "hid_tanh"), `live mse output` = coef(live)[["out_mse"]],
   `live softmax_cross_entropy output` = coef(live)[["out_sce"]],
   stats::setNames(coef(over)[paste0("params:optimizer", c("adam", "sgd", "sgd_plain"))],
                   c("retained adam", "retained sgd", "retained sgd_plain")),
@@ -72,13 +95,37 @@ fitted <- c(
   kept_excess = max(stats::residuals(over)),
   stats::setNames(coef(most)[paste0("params:optimizer", c("adam", "sgd", "sgd_plain"))],
                   c("step_max adam", "step_max sgd", "step_max sgd_plain")),
-  `step_max input` = coef(most)[["inp"]], `step_max relu layer` = coef(most)[["hid_relu"]],
-  `step_max tanh layer` = coef(most)[["hid_tanh"]],
+  `step_max input` = coef(most)[["inp"]], `step_max relu layer` = coef_or_0(most, "hid_relu"),
+  `step_max tanh layer` = coef_or_0(most, "hid_tanh"),
   `step_max mse output` = coef(most)[["out_mse"]],
   `step_max softmax_cross_entropy output` = coef(most)[["out_sce"]]
 )
-cat(sprintf("%d runs (%d with a full collection); %d runs under gctorture()\n", nrow(m),
-            sum(!is.na(m$live_full)), nrow(st)))
+if (device == "gpu") {
+  # measure-nodes.R's figures: 56 bytes a node, R's node trigger 548 024 nodes over those in use
+  # at the loop's start (node_headroom); a run allocates 208 478 once and 5 505 a step at least.
+  stopifnot(208478 + 100 * 5505 >= 548024)
+  fitted <- c(fitted, node_free = 56 * 548024 - coef(over)[["(Intercept)"]])
+}
+# The cross-entropy in resident mode (a third csv, measurements-activations-wide-gpu.csv: four
+# stacks of wide outputs, each with the fused loss and with ag_cross_entropy_loss(), 100 steps and
+# one more under gctorture()): what each pair differs by per output unit and sample, through the
+# origin, added to the fused loss's figures above.
+if (device == "gpu" && length(args) > 2L) {
+  w <- read_runs(args[[3L]])
+  base <- w[w$loss == "softmax_cross_entropy", ]
+  ce <- w[w$loss == "cross_entropy", ]
+  stopifnot(nrow(base) == nrow(ce), all(base$widths == ce$widths & base$batch == ce$batch))
+  over_of <- function(r) r$peak_100 - r$pass_pool - r$persistent_pool - (r$heap_max - r$heap0)
+  through <- function(y) sum(ce$out * y) / sum(ce$out^2)
+  fitted <- c(fitted,
+              `live cross_entropy output` = fitted[["live softmax_cross_entropy output"]] +
+                through((ce$live_full - ce$heap0) - (base$live_full - base$heap0)),
+              `retained cross_entropy output` = through(over_of(ce) - over_of(base)),
+              `step_max cross_entropy output` = fitted[["step_max softmax_cross_entropy output"]] +
+                through((ce$live_step_max - ce$heap0) - (base$live_step_max - base$heap0)))
+}
+cat(sprintf("device %s: %d runs (%d with a full collection); %d runs under gctorture()\n",
+            device, nrow(m), sum(!is.na(m$live_full)), nrow(st)))
 cat(sprintf("step_max fit: measured / fitted from %.3f to %.3f (median %.3f)\n",
             min(st$most / fitted(most)), max(st$most / fitted(most)),
             stats::median(st$most / fitted(most))))
@@ -86,7 +133,7 @@ print(round(fitted, 2))
 
 if (requireNamespace("agmem", quietly = TRUE)) {
   rules <- agmem:::training_rules()
-  l <- rules$live[rules$live$device == "cpu", ]
+  l <- rules$live[rules$live$device == device, ]
   per <- function(opt, col) l[[col]][is.na(l$op) & l$optimizer == opt]
   op <- function(name) l$bytes[l$op %in% name]
   relu <- op("matmul") + op("add") + op("relu")
@@ -97,12 +144,22 @@ if (requireNamespace("agmem", quietly = TRUE)) {
              op("matmul") + op("add") + op("loss_softmax_cross_entropy"), per("adam", "retained"),
              per("sgd", "retained"), per("sgd_plain", "retained"),
              l$retained[l$op %in% "matmul"],
-             rules$gc$value[rules$gc$device == "cpu" & rules$gc$figure == "heap_start"],
-             rules$gc$value[rules$gc$device == "cpu" & rules$gc$figure == "kept_excess"],
+             rules$gc$value[rules$gc$device == device & rules$gc$figure == "heap_start"],
+             rules$gc$value[rules$gc$device == device & rules$gc$figure == "kept_excess"],
              per("adam", "step_max"), per("sgd", "step_max"), per("sgd_plain", "step_max"),
              op_max("input"), relu_max, op_max("matmul") + op_max("add") + op_max("tanh"),
              op_max("matmul") + op_max("add") + op_max("loss_mse"),
              op_max("matmul") + op_max("add") + op_max("loss_softmax_cross_entropy"))
+  if (device == "gpu") {
+    table <- c(table,
+               rules$gc$value[rules$gc$device == device & rules$gc$figure == "node_free"])
+  }
+  if (length(fitted) > length(table)) {
+    table <- c(table, op("matmul") + op("add") + op("loss_cross_entropy"),
+               l$retained[l$op %in% "loss_cross_entropy"],
+               op_max("matmul") + op_max("add") + op_max("loss_cross_entropy"))
+  }
+  if (length(table) != length(fitted)) stop("src/rules.c has no such rows for device ", device)
   off <- abs(table - fitted) > pmax(0.051, 1e-4 * abs(fitted))
   cat(if (any(off)) "differs from src/rules.c:" else "src/rules.c holds these figures",
       names(fitted)[off], "\n")

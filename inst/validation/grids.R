@@ -234,6 +234,16 @@ grid_layers_holdout <- function() {
   )
 }
 
+# The long fit grid in resident mode (ag_device("gpu")): what the host's figures of the graph
+# backward on device "gpu" are fitted on (fit-long.R --device=gpu).
+grid_long_fit_gpu <- function() {
+  cbind(grid_long_fit(), device = "gpu", stringsAsFactors = FALSE)
+}
+
+# The step's largest live heap in resident mode (--torture=true): a step under gctorture() takes
+# a minute there (the graph's R objects), so every fourth configuration of the fit grid.
+grid_step_max_gpu <- function() grid_long_fit_gpu()[seq(1L, 128L, by = 4L), ]
+
 # The long holdout in resident mode (ag_device("gpu")): dense stacks, whose backward is the
 # graph's, judged on the host (the RSS growth less the device pools) and on the pools.
 grid_long_holdout_gpu <- function() {
@@ -489,6 +499,16 @@ grid_activations_holdout <- function() {
 }
 # The runs of grid_activations_holdout() measured after its first eight: softmax.
 grid_activations_holdout_softmax <- function() grid_activations_holdout()[-(1:8), ]
+
+# In resident mode (ag_device("gpu")): the cross-entropy's wide pairs, which fit-long.R fits the
+# loss's host figures on, and the activations' holdout, which judges sigmoid, softmax and the
+# cross-entropy there.
+grid_activations_wide_gpu <- function() {
+  cbind(grid_activations_wide(), device = "gpu", stringsAsFactors = FALSE)
+}
+grid_activations_holdout_gpu <- function() {
+  cbind(grid_activations_holdout(), device = "gpu", stringsAsFactors = FALSE)
+}
 
 # ---- ag_checkpoint() (measure-long.R --after=checkpoint), 100 steps ----
 #

@@ -7,6 +7,8 @@
 #   Rscript inst/validation/measure-nodes.R --grid=once --out=measurements-nodes-once.csv
 #   Rscript inst/validation/measure-nodes.R --fit=inst/validation/measurements-nodes.csv \
 #     --once=inst/validation/measurements-nodes-once.csv
+#   (--device=gpu: the same in resident mode, ag_device("gpu"), on the dense stacks only, whose
+#   backward is the graph's: measurements-nodes-gpu.csv, measurements-nodes-once-gpu.csv)
 #
 # Every object R makes has a node: environments, closures, promises and pairlists are nodes
 # alone, and each vector has one for its header. R counts them apart from the vector heap and
@@ -44,7 +46,7 @@ here <- local({
 source(file.path(here, "harness.R"))
 opt <- read_args(list(widths = "16,8,4", batch = "2", optimizer = "sgd", activation = "relu",
                       loss = "mse", variant = "grads", steps = "10", after = "none",
-                      grid = "", out = "", fit = "", once = ""))
+                      grid = "", out = "", fit = "", once = "", device = "cpu"))
 
 # The configurations: every optimizer and loss on stacks of 1, 2, 3 and 5 layers; the other
 # activations; the losses at two output widths and two batches; the layers of issue 16 after the
@@ -91,6 +93,7 @@ measure_one <- function(opt) {
   steps <- as.integer(opt$steps)
   after <- read_after(opt$after)
   suppressPackageStartupMessages(library(ggmlR))
+  if (opt$device == "gpu") invisible(capture.output(ag_device("gpu")))
   loss_fn <- loss_function(opt$loss)
   # The step of measure-long.R's loop, copied, not shared: a step in a function of its own
   # changes what measure-long.R measures (the mini-batch's tensor made inside the tape, `grads`
@@ -149,8 +152,10 @@ measure_one <- function(opt) {
 
 # Each configuration of grid_nodes() in a fresh R process, with R's triggers raised, and the
 # first three again with R's defaults; the table, one row per run.
-measure_grid <- function(out) {
+measure_grid <- function(out, device = "cpu") {
   g <- grid_nodes()
+  # On device "gpu", the ops whose backward is the graph's (design/layers.md): the dense stacks.
+  if (device == "gpu") g <- g[g$after == "none", ]
   runs <- rbind(cbind(g, triggers = "raised", stringsAsFactors = FALSE),
                 cbind(g[1:3, ], triggers = "default", stringsAsFactors = FALSE))
   rscript <- file.path(R.home("bin"), "Rscript")
@@ -160,7 +165,8 @@ measure_grid <- function(out) {
     a <- c(file.path(here, "measure-nodes.R"), paste0("--widths=", gsub("-", ",", r$widths)),
            paste0("--batch=", r$batch), paste0("--optimizer=", r$optimizer),
            paste0("--activation=", r$activation), paste0("--loss=", r$loss),
-           paste0("--variant=", r$variant), paste0("--after=", r$after))
+           paste0("--variant=", r$variant), paste0("--after=", r$after),
+           paste0("--device=", device))
     res <- suppressWarnings(system2(rscript, a, stdout = TRUE, stderr = TRUE, env = env))
     fields <- result_fields(res)
     if (is.null(fields)) {
@@ -172,7 +178,7 @@ measure_grid <- function(out) {
     message(sprintf("%-14s b%-4d %-9s %-8s %-22s %-6s %-11s %-8s %8.0f nodes a step",
                     r$widths, r$batch, r$optimizer, r$activation, r$loss, r$variant, r$after,
                     r$triggers, vals[["nodes_step"]]))
-    cbind(r, as.data.frame(as.list(vals)))
+    cbind(r, device = device, as.data.frame(as.list(vals)), stringsAsFactors = FALSE)
   })
   tab <- do.call(rbind, rows)
   if (nzchar(out)) utils::write.csv(tab, out, row.names = FALSE)
@@ -194,13 +200,15 @@ grid_once <- function() {
              stringsAsFactors = FALSE)
 }
 
-measure_once <- function(out) {
+measure_once <- function(out, device = "cpu") {
   g <- grid_once()
+  if (device == "gpu") g <- g[g$after == "none", ]
   rscript <- file.path(R.home("bin"), "Rscript")
   allocated <- function(r, steps) {
     a <- c(file.path(here, "measure-long.R"), paste0("--widths=", gsub("-", ",", r$widths)),
            paste0("--batch=", r$batch), paste0("--optimizer=", r$optimizer),
-           paste0("--loss=", r$loss), paste0("--after=", r$after), paste0("--steps=", steps))
+           paste0("--loss=", r$loss), paste0("--after=", r$after), paste0("--steps=", steps),
+           paste0("--device=", device))
     res <- suppressWarnings(system2(rscript, a, stdout = TRUE, stderr = TRUE,
                                     env = raised_triggers))
     v <- result_fields(res)
@@ -211,7 +219,8 @@ measure_once <- function(out) {
   rows <- lapply(seq_len(nrow(g)), function(i) {
     a50 <- allocated(g[i, ], 50L)
     a100 <- allocated(g[i, ], 100L)
-    r <- cbind(g[i, ], nodes_step = (a100 - a50) / 50, nodes_once = 2 * a50 - a100)
+    r <- cbind(g[i, ], device = device, nodes_step = (a100 - a50) / 50,
+               nodes_once = 2 * a50 - a100)
     message(sprintf("%-14s b%-4d %-5s %-22s %-11s %8.0f a step, %8.0f once", r$widths,
                     r$batch, r$optimizer, r$loss, r$after, r$nodes_step, r$nodes_once))
     r
@@ -266,9 +275,9 @@ fit_nodes <- function(path, once = "") {
 if (nzchar(opt$fit)) {
   fit_nodes(opt$fit, opt$once)
 } else if (identical(opt$grid, "nodes")) {
-  measure_grid(opt$out)
+  measure_grid(opt$out, opt$device)
 } else if (identical(opt$grid, "once")) {
-  measure_once(opt$out)
+  measure_once(opt$out, opt$device)
 } else {
   measure_one(opt)
 }

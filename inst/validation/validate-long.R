@@ -137,7 +137,8 @@ if (nzchar(opt$from_csv)) {
                 long_subset = grid_long_subset, layers_fit = grid_layers_fit,
                 layers_holdout = grid_layers_holdout, layers_eval_fit = grid_layers_eval_fit,
                 layers_holdout_gpu = grid_layers_holdout_gpu,
-                long_holdout_gpu = grid_long_holdout_gpu,
+                long_fit_gpu = grid_long_fit_gpu, long_holdout_gpu = grid_long_holdout_gpu,
+                step_max_gpu = grid_step_max_gpu,
                 layers_eval_holdout = grid_layers_eval_holdout, embed_fit = grid_embed_fit,
                 embed_holdout = grid_embed_holdout, attention_fit = grid_attention_fit,
                 attention_wide = grid_attention_wide,
@@ -153,6 +154,8 @@ if (nzchar(opt$from_csv)) {
                 activations_wide = grid_activations_wide,
                 activations_holdout = grid_activations_holdout,
                 activations_holdout_softmax = grid_activations_holdout_softmax,
+                activations_wide_gpu = grid_activations_wide_gpu,
+                activations_holdout_gpu = grid_activations_holdout_gpu,
                 checkpoint = grid_checkpoint)
   if (!opt$grid %in% names(grids)) {
     stop("`--grid` must be one of ", paste(names(grids), collapse = ", "), call. = FALSE)
@@ -238,9 +241,11 @@ cat(sprintf(paste0("\n%d configurations: %.1f%% within max(15%%, 8 MB) of the 10
                    "(goal: 90%%), %d under-predicted by more than 15%% (goal: 0); ",
                    "agmem / measured from %.2f to %.2f, median %.2f\n"),
             nrow(m), 100 * share, n_under, min(m$ratio), max(m$ratio), stats::median(m$ratio)))
-cat(sprintf(paste0("the highest peak (host_high, what the planners plan on) was at or above ",
-                   "the measured peak in %d of %d; measured / host_high from %.2f to %.2f, ",
-                   "median %.2f\n"), sum(m$measured <= m$high), nrow(m),
+cat(sprintf(paste0("the highest peak (host_high, what the planners plan on%s) was at or ",
+                   "above the measured peak in %d of %d; measured / host_high from %.2f to ",
+                   "%.2f, median %.2f\n"),
+            if (all(m$pools == 0)) "" else " on the CPU; on \"gpu\" they plan on the pools",
+            sum(m$measured <= m$high), nrow(m),
             min(m$measured / m$high), max(m$measured / m$high),
             stats::median(m$measured / m$high)))
 gpu <- m$pools > 0
