@@ -26,7 +26,8 @@
 #'   default, a whole run as the loop of ggmlR's autograd vignette writes it. R's
 #'   garbage collector raises its trigger as a run goes on, so the peak of a run
 #'   is far above that of its first steps; `steps = 3` gives the first three
-#'   steps (the regime validated on them). On device `"cpu"` only.
+#'   steps (the regime validated on them). With `device = "gpu"` it is the
+#'   host's peak beside the device's pools (the pools do not grow over a run).
 #' @param data_size The data your session holds in R's heap while it trains
 #'   (the training set): bytes, a size such as `"200 MB"`, or what
 #'   `object.size()` returns. R's trigger, and so the host peak, grows with it.
@@ -43,8 +44,11 @@
 #' code alone (`"source only"`: the f16 and bf16 figures, which cannot be
 #' measured on the CPU backend).
 #'
-#' On the host with `device = "cpu"`, R's garbage collector decides the peak of
-#' a run. R collects only when its vector heap reaches a trigger, which starts
+#' On the host, R's garbage collector decides the peak of a run (with
+#' `device = "gpu"` too: the data, the mini-batches, the gradients the graph
+#' hands back and the graph's R objects stay in R; a model with a batch norm
+#' or a layer norm runs its backward on the host, as `"cpu"` does). R collects
+#' only when its vector heap reaches a trigger, which starts
 #' at 64 MiB and, after a full collection that finds much of the heap live,
 #' grows (R's `src/main/memory.c`). Over a run of `steps` steps the heap climbs
 #' to the trigger between collections, so the peak is where the trigger
@@ -75,9 +79,8 @@
 #'
 #' @return Invisibly, a list of class `"ag_training_memory"`: `host_peak`,
 #'   `host_high` (the highest host peak of the run, which the planners plan on;
-#'   `host_peak` itself for a run of up to three steps and with `device =
-#'   "gpu"`) and `device_peak` (bytes; `device_peak` is 0 with `device =
-#'   "cpu"`),
+#'   `host_peak` itself for a run of up to three steps) and `device_peak`
+#'   (bytes; `device_peak` is 0 with `device = "cpu"`),
 #'   `components` (a data frame with the columns `component` (`"weights"`,
 #'   `"gradients"`, `"optimizer_state"`, `"master_weights"`,
 #'   `"step_transients"`, `"build_transients"`, `"activations"`,
@@ -91,7 +94,7 @@
 #'   allows), `allocated` (the bytes the run allocates, with what R's nodes
 #'   add) and `binding`
 #'   (`"collector"` or `"allocated"`: the one that is the host peak); for a
-#'   run of a few steps (and with `"gpu"`), `run` (`"few steps"`), `steps`,
+#'   run of a few steps, `run` (`"few steps"`), `steps`,
 #'   `allocated`, `headroom` (the collector's first trigger), `collected` (the
 #'   sum of the host components) and `binding` (`"allocated"`, `"headroom"`
 #'   or `"collected"`); and `beyond_validated`, what of
@@ -248,6 +251,9 @@ format.ag_training_memory <- function(x, units = "iec", ...) {
   )
   r <- x$host_regime
   if (!is.null(r) && r$run == "whole run") {
+    # The planners plan on the host's highest peak where the host limits the run, on the
+    # device's pools elsewhere.
+    planned <- if (planned_place(x$device) == "host") "planned on: " else ""
     regime_bytes <- format_bytes_scaled(c(r$live, r$trigger, r$allocated, r$data_size, x$host_high),
                                         units)
     lines <- c(
@@ -262,8 +268,8 @@ format.ag_training_memory <- function(x, units = "iec", ...) {
       } else {
         "what the run allocates"
       }),
-      sprintf("highest peak of the run %s (planned on: the step's largest live heap, R's",
-              regime_bytes[[5L]]),
+      sprintf("highest peak of the run %s (%sthe step's largest live heap, R's",
+              regime_bytes[[5L]], planned),
       "  trigger at the top of the range it can settle in)"
     )
   } else if (!is.null(r)) {

@@ -210,9 +210,10 @@ static double node_growth(const agmem_model *m, double batch)
    memory over the start is that heap and what the C allocator keeps of the blocks R frees
    (`kept`, per parameter and per unit and sample: glibc raises its mmap threshold to the largest
    block freed, so later blocks come from its heap, which it does not give back while it is
-   fragmented). A run too short to fill the heap peaks at what it allocated, with the nodes it
-   allocated (node_growth()):
-       peak = min(allocated + nodes, trigger - heap_start - data + kept).
+   fragmented), and on a device whose retained figures do not hold them (node_apart: "gpu",
+   whose steps make far more nodes than vectors) the nodes' pages. A run too short to fill the
+   heap peaks at what it allocated, with the nodes it allocated (node_growth()):
+       peak = min(allocated + nodes, trigger - heap_start - data + kept [+ nodes]).
    The highest peak the run can reach (`high`, what the planners plan on) takes the step's
    largest live heap (the max rules, which count the allocation that sets a collection off),
    the top of the trigger's range for it (trigger_top()) and the most the C allocator was seen
@@ -233,7 +234,10 @@ static void whole_run(const agmem_model *m, double batch, double allocated, doub
         if (units > widest)
             widest = units;
     }
-    allocated = agmem_keep(allocated + node_growth(m, batch));
+    double nodes = node_growth(m, batch);
+    allocated = agmem_keep(allocated + nodes);
+    /* the nodes' pages, where the allocator's retained figures do not hold them */
+    kept = agmem_keep(kept + agmem_keep(fig[AGMEM_GC_NODE_APART] * nodes));
     double start = agmem_keep(fig[AGMEM_GC_HEAP_START] + m->data);
     double needed = agmem_keep(agmem_keep(start + live) + agmem_keep(8.0 * widest));
     double trigger = settled_trigger(fig, needed);
@@ -407,7 +411,8 @@ void agmem_model_read(SEXP shapes, SEXP units, SEXP ops, SEXP optimizer, SEXP de
     m->power = power;
     int seen = 0;
     for (R_xlen_t i = 0; i < agmem_n_gc_rules; i++)
-        if (agmem_gc_rules[i].device == m->host_device) {
+        if (agmem_gc_rules[i].device == m->host_device ||
+            agmem_gc_rules[i].device == AGMEM_ANY) {
             m->gc[agmem_gc_rules[i].figure] = agmem_gc_rules[i].value;
             seen |= 1 << agmem_gc_rules[i].figure;
         }

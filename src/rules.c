@@ -539,12 +539,18 @@ const R_xlen_t agmem_n_unit_rules = sizeof agmem_unit_rules / sizeof agmem_unit_
  * collections, and the trigger settles where R's policy (AdjustHeapSize() in R's
  * src/main/memory.c) puts it for the heap live at its full collections (agmem_live_rules).
  * A run of at most three steps keeps the regime of a few steps (model.c, few_steps()), measured
- * on the first three steps (inst/validation/measure-one.R). Device "gpu" has that regime only:
- * its planners plan on the device's pools, which do not grow over a run. */
+ * on the first three steps (inst/validation/measure-one.R).
+ * Device "gpu" (resident mode) has both regimes too, for its host: what R holds while the graph
+ * backward runs the step on the device (the data, the mini-batch, the gradients it hands back to
+ * R, the graph's R objects). Its figures are fitted as device "cpu"'s, on the same long fit grid
+ * run with ag_device("gpu") (measurements-long-fit-gpu.csv: the host is the RSS growth less the
+ * device pools). A model whose backward runs on the host (a batch norm or a layer norm) takes
+ * device "cpu"'s figures (model.c, backward_path()). R's own constants (device "any") are the
+ * same on both. */
 const char *const agmem_gc_names[AGMEM_N_GC] = {
     "steps", "alloc_scale", "alloc_offset", "headroom", "heap_start", "vsize", "min_free_frac",
     "grow_frac", "grow_incr_frac", "grow_incr_min", "kept_excess", "node_step", "node_once",
-    "node_bytes", "node_headroom", "node_free"
+    "node_bytes", "node_headroom", "node_free", "node_apart"
 };
 const agmem_gc_rule agmem_gc_rules[] = {
     /* device, figure, value, cite */
@@ -566,18 +572,18 @@ const agmem_gc_rule agmem_gc_rules[] = {
      "issue #15 measurement (long fit grid, measurements-long-fit.csv): R's vector heap in use "
      "once R and ggmlR are loaded, the median over the runs of gc()'s Vcells used at the start "
      "less the data set (6.42 to 6.47 MB)"},
-    {CPU, AGMEM_GC_VSIZE, 67108864,
+    {ANY, AGMEM_GC_VSIZE, 67108864,
      "R's source, src/include/Defn.h: R_VSIZE, the vector heap's first trigger (64 MiB), "
      "which gc() reports as Vcells' gc trigger at start-up"},
-    {CPU, AGMEM_GC_MIN_FREE_FRAC, 0.2,
+    {ANY, AGMEM_GC_MIN_FREE_FRAC, 0.2,
      "R's source, src/main/memory.c: R_MinFreeFrac; AdjustHeapSize() counts this fraction "
      "of the first trigger on top of the heap in use"},
-    {CPU, AGMEM_GC_GROW_FRAC, 0.7,
+    {ANY, AGMEM_GC_GROW_FRAC, 0.7,
      "R's source, src/main/memory.c: R_VGrowFrac; a full collection that leaves the heap "
      "needed above this fraction of the trigger grows the trigger"},
-    {CPU, AGMEM_GC_GROW_INCR_FRAC, 0.2,
+    {ANY, AGMEM_GC_GROW_INCR_FRAC, 0.2,
      "R's source, src/main/memory.c: R_VGrowIncrFrac, the growth's share of the trigger"},
-    {CPU, AGMEM_GC_GROW_INCR_MIN, 640000,
+    {ANY, AGMEM_GC_GROW_INCR_MIN, 640000,
      "R's source, src/main/memory.c: R_VGrowIncrMin, 80000 vector cells of 8 bytes, the "
      "growth's fixed part"},
     {CPU, AGMEM_GC_KEPT_EXCESS, 16346871,
@@ -594,7 +600,7 @@ const agmem_gc_rule agmem_gc_rules[] = {
      "measure-long.R's loop run for 50 and 100 steps with R's triggers out of reach, 177503 "
      "to 188498 nodes in six models, the median): the nodes a run allocates once, building "
      "the model and R's byte-code compiler on the first calls of the loop's own code"},
-    {CPU, AGMEM_GC_NODE_BYTES, 56,
+    {ANY, AGMEM_GC_NODE_BYTES, 56,
      "R's source, src/include/Defn.h (SEXPREC: a header and three pointers) and ?Memory: a "
      "node is 56 bytes on a 64-bit platform"},
     {CPU, AGMEM_GC_NODE_HEADROOM, 529231,
@@ -608,6 +614,10 @@ const agmem_gc_rule agmem_gc_rules[] = {
      "loop), fitted on the fit grid's runs whose vector heap stayed below R's first trigger "
      "with at most one collection, the nodes' (64-10 at batches 64 and 128: the peak with "
      "none of it free over the measured by 14.42 and 21.23 MB, their mean)"},
+    {CPU, AGMEM_GC_NODE_APART, 0,
+     "issue #15 measurement (long fit grid, measurements-long-fit.csv): the allocator's "
+     "retained figures (agmem_live_rules) were fitted on the RSS peak less R's vector heap, "
+     "so they hold the pages of R's nodes; the ceiling does not count them again"},
     {GPU, AGMEM_GC_STEPS, 3,
      "issue #10 protocol: the peak of building the model and optimizer, then three steps"},
     {GPU, AGMEM_GC_ALLOC_SCALE, 0.782,
@@ -619,6 +629,42 @@ const agmem_gc_rule agmem_gc_rules[] = {
     {GPU, AGMEM_GC_HEADROOM, 54362112,
      "issue #10 measurement (fit grid, device \"gpu\", configurations whose host peak is R's "
      "first collection): the plateau"},
+    {GPU, AGMEM_GC_HEAP_START, 6674564,
+     "issue #15 measurement (long fit grid in resident mode, measurements-long-fit-gpu.csv): "
+     "R's vector heap in use once R and ggmlR are loaded and ag_device(\"gpu\") is set, the "
+     "median over the runs of gc()'s Vcells used at the start less the data set (6.66 to 6.74 MB)"},
+    {GPU, AGMEM_GC_KEPT_EXCESS, 89756253,
+     "issue #15 measurement (long fit grid in resident mode, measurements-long-fit-gpu.csv): the "
+     "most the host's resident memory over R's heap peak went past the fitted figures "
+     "(retained, agmem_live_rules), 89.76 MB in 128 runs (1536-10, sgd_plain, "
+     "batch 2048, 350.4 MB; the same run made twice more peaked at 272.8 MB both times); the "
+     "highest peak allows for it"},
+    {GPU, AGMEM_GC_NODE_STEP, 5505,
+     "issue #15 measurement (measure-nodes.R --device=gpu, measurements-nodes-gpu.csv: gc()'s "
+     "Ncells \"max used\" over 10 steps with R's triggers out of reach, 59 runs, residuals "
+     "-542 to 737 nodes): the R nodes a step of the loop allocates in resident mode besides its "
+     "ops' and its parameter tensors', with ag_cross_entropy_loss() (the graph's R objects: "
+     "every op of a step is built anew)"},
+    {GPU, AGMEM_GC_NODE_ONCE, 208478,
+     "issue #15 measurement (measure-nodes.R --grid=once --device=gpu, "
+     "measurements-nodes-once-gpu.csv: 203153 to 233206 nodes in four models, the median): the "
+     "nodes a run allocates once in resident mode"},
+    {GPU, AGMEM_GC_NODE_HEADROOM, 548024,
+     "issue #15 measurement (measure-nodes.R --device=gpu, measurements-nodes-gpu.csv, the "
+     "three runs under R's default triggers): R's node trigger less the nodes in use where "
+     "measure-long.R takes its baseline, 546830 to 548532, the median"},
+    {GPU, AGMEM_GC_NODE_FREE, 25916572,
+     "issue #15 measurement (long fit grid in resident mode, measurements-long-fit-gpu.csv): "
+     "the bytes of nodes that fill memory the process already holds: every run reached R's "
+     "node trigger, so its nodes' pages are node_bytes times node_headroom less this, the "
+     "intercept of the fit of the RSS peak less the pools and R's vector heap (4.77 MB, "
+     "standard error 1.72)"},
+    {GPU, AGMEM_GC_NODE_APART, 1,
+     "issue #15 measurement (long fit grid in resident mode, measurements-long-fit-gpu.csv): "
+     "the pages of R's nodes are counted apart from the allocator's retained figures, which "
+     "were fitted on the RSS peak less the pools, R's vector heap and the nodes' pages; the "
+     "graph's R objects make a step allocate 17 000 to 90 000 nodes, so every run of the grid "
+     "reached R's node trigger while most never reached the vector heap's"},
 };
 
 const R_xlen_t agmem_n_gc_rules = sizeof agmem_gc_rules / sizeof agmem_gc_rules[0];
@@ -802,6 +848,62 @@ const agmem_live_rule agmem_live_rules[] = {
      "ag_flash_attention(causal = TRUE), the step's largest live heap (the mask the backward "
      "keeps, and its upload's copy), taken for the live bytes too; retained by the allocator: "
      "-4.71", -4.71, 16.00},
+    /* Device "gpu" with the graph backward (resident mode): the host's figures, fitted by
+       fit-long.R on the long fit grid run with ag_device("gpu") (measurements-long-fit-gpu.csv,
+       measurements-step-max-gpu.csv), the nodes by measure-nodes.R --device=gpu
+       (measurements-nodes-gpu.csv, residuals -542 to 737 nodes a step). */
+    {GPU, ADAM, NULL, 12.84,
+     "issue #15 measurement (long fit grid in resident mode): live host bytes per parameter "
+     "with optimizer_adam() (the weights and moments are on the device; the gradients backward() "
+     "hands back to R); retained by the allocator: 1.21; the step's largest: 0.12; "
+     "nodes per parameter tensor: 1732", 1.21, 0.12, 1732, 0},
+    {GPU, SGD, NULL, 20.35,
+     "issue #15 measurement (long fit grid in resident mode): live host bytes per parameter "
+     "with optimizer_sgd() and momentum; retained by the allocator: 24.67; the step's "
+     "largest: 19.82; nodes per parameter tensor: 51", 24.67, 19.82, 51,
+     0},
+    {GPU, SGD_PLAIN, NULL, 16.74,
+     "issue #15 measurement (long fit grid in resident mode): live host bytes per parameter "
+     "with optimizer_sgd() without momentum; retained by the allocator: 11.02; the "
+     "step's largest: 25.07", 11.02, 25.07, 0, 0},
+    {GPU, ANY, "input", 15.56,
+     "issue #15 measurement (long fit grid in resident mode): per input unit and sample, the "
+     "mini-batch R subsets and the copy ag_tensor() uploads; retained by the allocator: "
+     "9.55, as every unit; the step's largest: 24.01", 9.55, 24.01},
+    {GPU, ANY, "matmul", 0,
+     "issue #15 measurement (long fit grid in resident mode): a layer's values live on the "
+     "device (fitted per hidden unit and sample: -6.1 for relu, standard error 4.9; -0.2 for "
+     "tanh, 4.5; so 0); retained by the allocator: 9.55 per unit and sample, as every "
+     "unit; nodes: an ag_linear()'s graph ops (its matmul, add and tensors)", 9.55, 0,
+     10375, 0},
+    {GPU, ANY, "add", 0,
+     "issue #15 measurement (long fit grid in resident mode): on the device, with the matmul",
+     0, 0},
+    {GPU, ANY, "relu", 0,
+     "issue #15 measurement (long fit grid in resident mode): on the device; nodes: the op's "
+     "graph node and its R objects", 0, 0, 3813, 0},
+    {GPU, ANY, "tanh", 0,
+     "issue #15 measurement (long fit grid in resident mode): on the device, as relu (fitted "
+     "-0.2 per unit and sample)", 0, 0, 3890, 0},
+    {GPU, ANY, "sigmoid", 0,
+     "issue #16 measurement (measure-nodes.R --device=gpu): on the device as relu and tanh (a "
+     "graph op; judged on the activations' holdout in resident mode)", 0, 0, 3894, 0},
+    {GPU, ANY, "softmax", 0,
+     "issue #16 measurement (measure-nodes.R --device=gpu): on the device as relu and tanh (a "
+     "graph op; judged on the activations' holdout in resident mode)", 0, 0, 2844, 0},
+    {GPU, ANY, "loss_mse", 13.61,
+     "issue #15 measurement (long fit grid in resident mode): per output unit and sample with "
+     "ag_mse_loss(), the target's mini-batch and its upload; the step's largest: 9.61; "
+     "nodes: ag_mse_loss()'s over ag_cross_entropy_loss()'s", 0, 9.61, 1887, 0},
+    {GPU, ANY, "loss_cross_entropy", 52.86,
+     "issue #16 measurement (four stacks of wide outputs in resident mode, each with the fused "
+     "loss and with ag_cross_entropy_loss(), measurements-activations-wide-gpu.csv, fit-long.R): "
+     "per output unit and sample, the fused loss's figures and what the pairs differ by; "
+     "retained: -3.55; the step's largest: 21.54", -3.55, 21.54, 0, 0},
+    {GPU, ANY, "loss_softmax_cross_entropy", 103.64,
+     "issue #15 measurement (long fit grid in resident mode): per output unit and sample with "
+     "ag_softmax_cross_entropy_loss(); the step's largest: 76.22; nodes: its own over "
+     "ag_cross_entropy_loss()'s, and per sample", 0, 76.22, 250, 16},
 };
 const R_xlen_t agmem_n_live_rules = sizeof agmem_live_rules / sizeof agmem_live_rules[0];
 
