@@ -55,8 +55,13 @@ m <- read_runs(csv)
 device <- unique(m$device)
 stopifnot(length(device) == 1L)
 m$live <- m$live_full - m$heap0
-pools <- if (device == "gpu") m$pass_pool + m$persistent_pool else 0
-m$over <- m$peak_100 - pools - (m$heap_max - m$heap0)
+# The resident memory over R's heap peak: the RSS peak at step 100 less the heap's growth, and
+# on device "gpu" less the pools.
+over_of <- function(r) {
+  pools <- if (device == "gpu") r$pass_pool + r$persistent_pool else 0
+  r$peak_100 - pools - (r$heap_max - r$heap0)
+}
+m$over <- over_of(m)
 m$data <- (m$inp + m$out) * 4 * 8
 
 # Live bytes and the step's largest are fitted on the same terms: per parameter by optimizer,
@@ -115,7 +120,6 @@ if (device == "gpu" && length(args) > 2L) {
   base <- w[w$loss == "softmax_cross_entropy", ]
   ce <- w[w$loss == "cross_entropy", ]
   stopifnot(nrow(base) == nrow(ce), all(base$widths == ce$widths & base$batch == ce$batch))
-  over_of <- function(r) r$peak_100 - r$pass_pool - r$persistent_pool - (r$heap_max - r$heap0)
   through <- function(y) sum(ce$out * y) / sum(ce$out^2)
   fitted <- c(fitted,
               `live cross_entropy output` = fitted[["live softmax_cross_entropy output"]] +
