@@ -20,7 +20,8 @@
 #   activations_softmax and activations_wide, activations_holdout: sigmoid, softmax and
 #   ag_cross_entropy_loss(), fitted by fit-layers.R; checkpoint: ag_checkpoint() around two
 #   layers, described by them)
-#   (--measure-only stops after measuring; --markdown prints the table in Markdown; --torture
+#   (--every=2 runs every second configuration of the grid, the first, third, ...: CI's share
+#   of the slow grids; --measure-only stops after measuring; --markdown prints the table in Markdown; --torture
 #   runs one more step under gctorture(), see measure-long.R)
 #   Rscript inst/validation/validate-long.R --by-layer \
 #     --from-csv=inst/validation/measurements-long-holdout.csv,inst/validation/...
@@ -54,7 +55,7 @@ source(file.path(here, "harness.R"))
 args <- commandArgs(trailingOnly = TRUE)
 opt <- list(grid = "long_subset", from_csv = "", out = "", measure_only = "false",
             markdown = "false", steps = "100", torture = "false", by_layer = "false",
-            repeats = "")
+            repeats = "", every = "1")
 for (a in args) {
   kv <- regmatches(a, regexec("^--([a-z_-]+)(=(.*))?$", a))[[1]]
   key <- gsub("-", "_", kv[2])
@@ -161,6 +162,11 @@ if (nzchar(opt$from_csv)) {
     stop("`--grid` must be one of ", paste(names(grids), collapse = ", "), call. = FALSE)
   }
   g <- grids[[opt$grid]]()
+  every <- suppressWarnings(as.integer(opt$every))
+  if (is.na(every) || every < 1L) {
+    stop("`--every` must be a whole number of 1 or more", call. = FALSE)
+  }
+  g <- g[seq(1L, nrow(g), by = every), , drop = FALSE]
   if (nzchar(opt$out) && file.exists(opt$out)) stop("`--out` exists already: ", opt$out)
   rows <- list()
   t0 <- proc.time()[["elapsed"]]
