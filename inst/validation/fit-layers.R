@@ -22,10 +22,12 @@
 #     collection has run and the peak is the bytes allocated (0.909 of them as counted,
 #     agmem_gc_rules' alloc_scale): the unit rules' `alloc_step`; and the peak once R collects,
 #     from the pairs whose peaks are both over the headroom: the unit rules' `bytes`;
-# The three-step runs on device "gpu" (validate.R --grid=layers_fit_gpu) are not fitted: what a
-# pair differs by there is not proportional to the layer's units (the host grows by a near fixed
-# amount per model, the device's pass pool shrinks when a layer splits the device graph), so the
-# layers stay not modelled on that device. The script prints the spread that shows it.
+# The three-step runs on device "gpu" (validate.R --grid=layers_fit_gpu) are not fitted for a
+# batch norm or a layer norm: what a pair differs by there is not proportional to the layer's
+# units (the host grows by a near fixed amount per model, the device's pass pool shrinks when a
+# layer splits the device graph); with one of them in the model, backward() runs on the host and
+# the host takes device "cpu"'s figures. The script prints the spread that shows it. A dropout
+# alone keeps the graph backward: its figures on device "gpu" are fitted at the end.
 # The parameters a layer adds (gamma and beta: twice its width) are taken off at the table's
 # per-parameter figures. Then it compares the figures with the table agmem was built with
 # (agmem must be installed).
@@ -332,6 +334,65 @@ off <- abs(table_fig - pmax(round(fit, 2), 0)) > 0.0051
 cat(if (any(off)) "differs from src/rules.c\n" else "src/rules.c holds these figures\n")
 if (any(off)) print(table_fig)
 
+# ---- ag_dropout() in resident mode (device "gpu"), whose backward stays the graph's ----
+# Pairs of measurements-layers-dropout-gpu.csv (validate-long.R --grid=layers_dropout_gpu: the
+# fit grid's ten stacks and two wider ones, alone and with ag_dropout(0.3) after each hidden
+# layer, 100 steps and one more under gctorture()), per hidden unit and sample, through the
+# origin: on the host, the step's largest live heap and the RSS over R's heap peak less the
+# device pools (the mask is built in R each step: the input's download, runif(), the comparison,
+# the scaling and its matrix(), R/ag_layers.R:183-188); and the pass pool (the mask's upload, the
+# product and the backward graph's g * mask). In resident mode most runs end before R's first
+# full collection (their heap stays under R's first trigger, and the nodes set off the
+# collections), so few pairs have the bytes live at full collections in both: those bytes are
+# fitted on each run with the dropout that collected in full, over what agmem's rules give the
+# same stack without it (host_regime$live). The bytes a step allocates come from the three-step
+# pairs of measurements-layers-three-gpu.csv whose hosts both end under 80% of device "gpu"'s
+# first headroom (none of them collects); their peak once R collects is taken as the live bytes
+# (the pairs over the headroom both end at it).
+dg <- pairs(file.path(here, "measurements-layers-dropout-gpu.csv"))
+g <- dg$p
+gb <- dg$b
+gpu_over <- function(r) r$peak_100 - r$pass_pool - r$persistent_pool - (r$heap_max - r$heap0)
+through_g <- function(y) {
+  k <- is.finite(y)
+  sum(y[k] * g$units[k]) / sum(g$units[k]^2)
+}
+g_alloc <- (host_of(gp$p) - host_of(gp$b)) /
+  (gc_fig("alloc_scale", "gpu") * gc_fig("steps", "gpu"))
+g_under <- gp$p$after == "dropout" & host_of(gp$p) < 0.8 * gc_fig("headroom", "gpu") &
+  host_of(gp$b) < 0.8 * gc_fig("headroom", "gpu")
+g_full <- which(is.finite(g$live_full))
+g_base_live <- vapply(g_full, function(i) {
+  spec <- run_spec(g$widths[i], g$activation[i], g$loss[i], "none", 0, 1)
+  agmem::ag_training_memory(spec, g$batch[i], g$optimizer[i], "gpu",
+                            quiet = TRUE)$host_regime$live
+}, 0)
+g_live <- rep(NA_real_, nrow(g))
+g_live[g_full] <- (g$live_full[g_full] - g$heap0[g_full]) - g_base_live
+gfit <- c(step_max = through_g((g$live_step_max - g$heap0) - (gb$live_step_max - gb$heap0)),
+          bytes = through_g(g_live),
+          retained = through_g(gpu_over(g) - gpu_over(gb)),
+          pass_pool = through_g(g$pass_pool - gb$pass_pool),
+          alloc_step = sum(g_alloc[g_under] * gp$p$units[g_under]) / sum(gp$p$units[g_under]^2))
+cat(sprintf(paste0("\ndropout on device \"gpu\" (graph backward): %d pairs of 100-step runs ",
+                   "(%d runs with the dropout collected in full: %s bytes live per unit and ",
+                   "sample over the stack's rules), %d three-step pairs under 80%% of the ",
+                   "headroom\n"), nrow(g), length(g_full),
+            paste(sprintf("%.1f", g_live[g_full] / g$units[g_full]), collapse = ", "),
+            sum(g_under)))
+print(round(gfit, 2))
+g_row <- rules$live[rules$live$device == "gpu" & rules$live$op %in% "dropout", ]
+g_unit <- rules$unit[rules$unit$device == "gpu" & rules$unit$op %in% "dropout" &
+                       rules$unit$backward == "graph", ]
+g_table <- c(step_max = g_row$step_max[1L], bytes = g_row$bytes[1L],
+             retained = g_row$retained[1L],
+             pass_pool = g_unit$bytes[g_unit$where == "device"][1L],
+             alloc_step = g_unit$alloc_step[g_unit$where == "host"][1L])
+# A negative figure is written 0 (a layer frees nothing).
+g_off <- !is.finite(g_table) | abs(g_table - pmax(round(gfit, 2), 0)) > 0.0051
+cat(if (any(g_off)) "dropout's rows on device \"gpu\" differ from src/rules.c\n" else
+  "src/rules.c holds dropout's figures on device \"gpu\"\n")
+
 # ---- the attention's dropout: ag_dropout()'s rules on each head's pairs ----
 # Not fitted: an attention's dropout runs ag_dropout()'s code on each head's weights
 # (R/ag_layers.R:750-758 against 182-188 of ggmlR 0.8.8.1), so src/rules.c gives
@@ -548,7 +609,8 @@ check_table(cbind(softmax = pmax(sfit, 0) + c(relu_unit$alloc_step, relu_unit$by
 # unit rule there; the host (RSS growth less the pools) does not grow with it.
 sg <- sm_pairs(file.path(here, "measurements-activations-softmax-gpu.csv"))
 sg_pool <- (sg$p$pass_pool - sg$b$pass_pool) / sg$p$units
-gpu_unit <- rules$unit[rules$unit$device == "gpu" & rules$unit$where == "device", ]
+gpu_unit <- rules$unit[rules$unit$device == "gpu" & rules$unit$where == "device" &
+                         rules$unit$backward %in% c("graph", "any"), ]
 sg_fig <- gpu_unit$bytes[gpu_unit$op %in% "relu"] + mean(sg_pool)
 cat(sprintf(paste0("softmax on device \"gpu\": the pass pool %.2f to %.2f per unit and sample ",
                    "over relu (%d pairs): %.2f in all\n"), min(sg_pool), max(sg_pool),

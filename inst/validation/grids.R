@@ -212,6 +212,24 @@ grid_layers_fit_gpu <- function() {
   rownames(g) <- NULL
   cbind(g, device = "gpu", stringsAsFactors = FALSE)
 }
+# A dropout alone in resident mode (ag_device("gpu")): its backward stays the graph's, so the
+# host takes device "gpu"'s whole-run figures. The fit grid's ten stacks and two wider ones
+# (a million unit-samples and more, where the mask's bytes stand out of the host's noise), each
+# alone and with ag_dropout(0.3) after each hidden layer, 100 steps and one more under
+# gctorture() (fit-layers.R).
+grid_layers_dropout_gpu <- function() {
+  g <- grid_layers_fit()
+  g <- g[g$after %in% c("none", "dropout"), c("widths", "batch", "optimizer", "activation",
+                                               "loss", "variant", "after")]
+  wide <- data.frame(widths = rep(c("256-1024-1024-10", "64-2048-10"), each = 2L),
+                     batch = rep(c(256, 1024), each = 2L),
+                     optimizer = rep(c("adam", "sgd"), each = 2L), activation = "relu",
+                     loss = rep(c("softmax_cross_entropy", "mse"), each = 2L),
+                     variant = "grads", after = c("none", "dropout"), stringsAsFactors = FALSE)
+  g <- rbind(g, wide)
+  rownames(g) <- NULL
+  cbind(g, device = "gpu", stringsAsFactors = FALSE)
+}
 grid_layers_holdout <- function() {
   data.frame(
     widths = c("784-512-256-10", "784-512-256-10", "1024-768-768-10", "300-2048-10",
@@ -254,6 +272,14 @@ grid_long_holdout_gpu <- function() {
 # backward() to the host, a dropout alone keeps the graph backward (issue 16).
 grid_layers_holdout_gpu <- function() {
   cbind(grid_layers_holdout(), device = "gpu", stringsAsFactors = FALSE)
+}
+
+# Held out for a dropout alone in resident mode: the layers' holdout stacks with ag_dropout(0.3)
+# after each hidden layer in place of their layers (two of them have just that already).
+grid_layers_dropout_holdout_gpu <- function() {
+  g <- grid_layers_holdout_gpu()
+  g$after <- "dropout"
+  g
 }
 
 # Held out for a batch norm in eval mode: four models of the layers' holdout, with a frozen batch

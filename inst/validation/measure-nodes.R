@@ -7,8 +7,13 @@
 #   Rscript inst/validation/measure-nodes.R --grid=once --out=measurements-nodes-once.csv
 #   Rscript inst/validation/measure-nodes.R --fit=inst/validation/measurements-nodes.csv \
 #     --once=inst/validation/measurements-nodes-once.csv
-#   (--device=gpu: the same in resident mode, ag_device("gpu"), on the dense stacks only, whose
-#   backward is the graph's: measurements-nodes-gpu.csv, measurements-nodes-once-gpu.csv)
+#   Rscript inst/validation/measure-nodes.R --grid=nodes --device=gpu --only=dropout \
+#     --out=measurements-nodes-dropout-gpu.csv   # a dropout alone in resident mode, fitted by
+#   ... --fit=inst/validation/measurements-nodes-gpu.csv \
+#     --layers=inst/validation/measurements-nodes-dropout-gpu.csv   # over the dense figures
+#   (--device=gpu: the same in resident mode, ag_device("gpu"), on the models whose backward is
+#   the graph's, the dense stacks and a dropout alone: measurements-nodes-gpu.csv,
+#   measurements-nodes-once-gpu.csv)
 #
 # Every object R makes has a node: environments, closures, promises and pairlists are nodes
 # alone, and each vector has one for its header. R counts them apart from the vector heap and
@@ -46,7 +51,8 @@ here <- local({
 source(file.path(here, "harness.R"))
 opt <- read_args(list(widths = "16,8,4", batch = "2", optimizer = "sgd", activation = "relu",
                       loss = "mse", variant = "grads", steps = "10", after = "none",
-                      grid = "", out = "", fit = "", once = "", device = "cpu"))
+                      grid = "", out = "", fit = "", once = "", device = "cpu",
+                      only = "", layers = ""))
 
 # The configurations: every optimizer and loss on stacks of 1, 2, 3 and 5 layers; the other
 # activations; the losses at two output widths and two batches; the layers of issue 16 after the
@@ -152,12 +158,15 @@ measure_one <- function(opt) {
 
 # Each configuration of grid_nodes() in a fresh R process, with R's triggers raised, and the
 # first three again with R's defaults; the table, one row per run.
-measure_grid <- function(out, device = "cpu") {
+measure_grid <- function(out, device = "cpu", only = "") {
   g <- grid_nodes()
-  # On device "gpu", the ops whose backward is the graph's (design/layers.md): the dense stacks.
-  if (device == "gpu") g <- g[g$after == "none", ]
+  # On device "gpu", the ops whose backward is the graph's (design/layers.md): the dense stacks
+  # and a dropout alone.
+  if (device == "gpu") g <- g[g$after %in% c("none", "dropout"), ]
   runs <- rbind(cbind(g, triggers = "raised", stringsAsFactors = FALSE),
                 cbind(g[1:3, ], triggers = "default", stringsAsFactors = FALSE))
+  # --only: the runs with that layer alone (fitted over a first table, --layers).
+  if (nzchar(only)) runs <- runs[runs$after == only, ]
   rscript <- file.path(R.home("bin"), "Rscript")
   rows <- lapply(seq_len(nrow(runs)), function(i) {
     r <- runs[i, ]
@@ -230,27 +239,41 @@ measure_once <- function(out, device = "cpu") {
   invisible(tab)
 }
 
-# The node rules from a table of measure_grid(): prints each figure and the fit's residuals.
-fit_nodes <- function(path, once = "") {
+# The runs of a table of measure_grid() that allocated without a collection, each with the ops
+# of its spec and its count of parameter tensors.
+counted_runs <- function(path) {
   tab <- utils::read.csv(path, stringsAsFactors = FALSE)
   counted <- tab[tab$triggers == "raised" & tab$n_gc == 0 & tab$variant == "grads", ]
-  ops <- lapply(seq_len(nrow(counted)), function(i) {
+  counted$ops <- lapply(seq_len(nrow(counted)), function(i) {
     spec <- run_spec(counted$widths[i], counted$activation[i], counted$loss[i],
                      counted$after[i])
     list(ops = agmem:::spec_ops(spec)$ops, tensors = length(spec$shapes))
   })
+  counted
+}
+
+# The node rules from a table of measure_grid(): prints each figure and the fit's residuals.
+# With `layers`, a table of runs with a layer the first table does not have (measure_grid()'s
+# --only): that layer's nodes per op, by least squares on what its runs made over the
+# first table's figures, which it leaves as they are.
+fit_nodes <- function(path, once = "", layers = "") {
+  counted <- counted_runs(path)
+  ops <- counted$ops
   all_ops <- unique(unlist(lapply(ops, `[[`, "ops")))
   # ag_mse_loss() is the fixed part's; every run has one loss.
   op_cols <- setdiff(all_ops, "loss_mse")
   per_sample <- intersect(c("loss_softmax_cross_entropy", "attention"), all_ops)
-  x <- t(vapply(seq_len(nrow(counted)), function(i) {
-    n <- vapply(op_cols, function(o) sum(ops[[i]]$ops == o), 0)
-    s <- vapply(per_sample, function(o) sum(ops[[i]]$ops == o) * counted$batch[i], 0)
-    t <- ops[[i]]$tensors
+  design <- function(run) {
+    o <- run$ops[[1L]]
+    n <- vapply(op_cols, function(k) sum(o$ops == k), 0)
+    s <- vapply(per_sample, function(k) sum(o$ops == k) * run$batch, 0)
+    t <- o$tensors
     c(node_step = 1, n, stats::setNames(s, paste0(per_sample, " per sample")),
-      "per tensor, sgd" = t * (counted$optimizer[i] == "sgd"),
-      "per tensor, adam" = t * (counted$optimizer[i] == "adam"))
-  }, numeric(1L + length(op_cols) + length(per_sample) + 2L)))
+      "per tensor, sgd" = t * (run$optimizer == "sgd"),
+      "per tensor, adam" = t * (run$optimizer == "adam"))
+  }
+  x <- t(vapply(seq_len(nrow(counted)), function(i) design(counted[i, ]),
+                numeric(1L + length(op_cols) + length(per_sample) + 2L)))
   fit <- stats::lm.fit(x, counted$nodes_step)
   coef <- fit$coefficients
   cat("Nodes a step, by least squares on", nrow(counted), "runs without a collection:\n")
@@ -260,10 +283,24 @@ fit_nodes <- function(path, once = "") {
   }
   res <- counted$nodes_step - x %*% ifelse(is.na(coef), 0, coef)
   cat(sprintf("residuals: %.1f to %.1f nodes a step\n", min(res), max(res)))
+  tab <- utils::read.csv(path, stringsAsFactors = FALSE)
   head <- tab[tab$triggers == "default", ]
   cat(sprintf("headroom at the loop's start (R's node trigger less the nodes in use): %s\n",
               paste(sprintf("%.0f (%.0f - %.0f)", head$node_trigger0 - head$nodes0,
                             head$node_trigger0, head$nodes0), collapse = ", ")))
+  if (nzchar(layers)) {
+    lr <- counted_runs(layers)
+    known <- ifelse(is.na(coef), 0, coef)
+    over <- lr$nodes_step - vapply(seq_len(nrow(lr)), function(i) {
+      sum(design(lr[i, ]) * known)
+    }, 0)
+    for (k in setdiff(unique(unlist(lapply(lr$ops, `[[`, "ops"))), all_ops)) {
+      n <- vapply(lr$ops, function(o) sum(o$ops == k), 0)
+      cat(sprintf("  %-40s %.0f (over the figures above, %d runs: %s a step more)\n", k,
+                  sum(over * n) / sum(n^2), nrow(lr),
+                  paste(sprintf("%.0f", over), collapse = ", ")))
+    }
+  }
   if (nzchar(once)) {
     o <- utils::read.csv(once, stringsAsFactors = FALSE)
     cat(sprintf("allocated once by measure-long.R's runs: %s; median %.0f\n",
@@ -273,9 +310,9 @@ fit_nodes <- function(path, once = "") {
 }
 
 if (nzchar(opt$fit)) {
-  fit_nodes(opt$fit, opt$once)
+  fit_nodes(opt$fit, opt$once, opt$layers)
 } else if (identical(opt$grid, "nodes")) {
-  measure_grid(opt$out, opt$device)
+  measure_grid(opt$out, opt$device, opt$only)
 } else if (identical(opt$grid, "once")) {
   measure_once(opt$out, opt$device)
 } else {

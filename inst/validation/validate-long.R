@@ -10,7 +10,8 @@
 #   Rscript inst/validation/validate-long.R --grid=layers_holdout  # their goal, in CI
 #   (and --grid=layers_eval_fit, layers_eval_holdout: a batch norm in eval mode;
 #   --grid=layers_holdout_gpu: the layers' holdout in resident mode, ag_device("gpu"), judged on
-#   the host, the RSS growth less the device pools, and on the pools)
+#   the host, the RSS growth less the device pools, and on the pools; --grid=layers_dropout_gpu
+#   and layers_dropout_holdout_gpu: a dropout alone in resident mode, its fit and holdout)
 #   Rscript inst/validation/validate-long.R --grid=embed_fit --torture=true --measure-only \
 #     --out=measurements-embed-fit.csv                  # ag_embedding(); --grid=embed_holdout
 #   (and --grid=attention_fit, attention_holdout: ag_multihead_attention(); and
@@ -21,8 +22,8 @@
 #   ag_cross_entropy_loss(), fitted by fit-layers.R; checkpoint: ag_checkpoint() around two
 #   layers, described by them)
 #   (--every=2 runs every second configuration of the grid, the first, third, ...: CI's share
-#   of the slow grids; --measure-only stops after measuring; --markdown prints the table in Markdown; --torture
-#   runs one more step under gctorture(), see measure-long.R)
+#   of the slow grids; --measure-only stops after measuring; --markdown prints the table in
+#   Markdown; --torture runs one more step under gctorture(), see measure-long.R)
 #   Rscript inst/validation/validate-long.R --by-layer \
 #     --from-csv=inst/validation/measurements-long-holdout.csv,inst/validation/...
 #   Rscript inst/validation/validate-long.R \
@@ -138,6 +139,8 @@ if (nzchar(opt$from_csv)) {
                 long_subset = grid_long_subset, layers_fit = grid_layers_fit,
                 layers_holdout = grid_layers_holdout, layers_eval_fit = grid_layers_eval_fit,
                 layers_holdout_gpu = grid_layers_holdout_gpu,
+                layers_dropout_gpu = grid_layers_dropout_gpu,
+                layers_dropout_holdout_gpu = grid_layers_dropout_holdout_gpu,
                 long_fit_gpu = grid_long_fit_gpu, long_holdout_gpu = grid_long_holdout_gpu,
                 step_max_gpu = grid_step_max_gpu,
                 layers_eval_holdout = grid_layers_eval_holdout, embed_fit = grid_embed_fit,
