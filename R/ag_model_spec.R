@@ -43,8 +43,8 @@
 #' `"gpu"`, [ag_training_memory()] and the planners list them as not modelled.
 #' On device `"gpu"` a batch norm or a layer norm sends ggmlR's `backward()`
 #' to the host (their records have no op): the pass pool then holds the
-#' forward alone, and the host is counted as on device `"cpu"`. A dropout is
-#' modelled there only in such a model. A
+#' forward alone, and the host is counted as on device `"cpu"`. A dropout alone
+#' keeps the graph backward there, with figures of its own. A
 #' dropout of rate 0 or in eval mode returns its input and costs nothing.
 #' The layers must chain: a layer that takes another width than the layer
 #' before it gives is refused (ggmlR could not run the model), unless agmem

@@ -458,18 +458,19 @@ const agmem_unit_rule agmem_unit_rules[] = {
      "(R/autograd.R:864-893), its gradient uploaded for the backward graph", 0,
      AGMEM_BACKWARD_GRAPH},
 
+    {"dropout", GPU, AGMEM_ACTIVATIONS, DEVICE, 12, MEASURED,
+     "issue #16 measurement (layers' fit grid in resident mode, fit-layers.R: 12.00 per unit "
+     "and sample in every pair, three steps and 100): the f32 mask's upload, ag_mul()'s "
+     "product (R/ag_layers.R:185-189) and g * mask in the backward graph "
+     "(R/ag_backward_graph.R:654)", 0, AGMEM_BACKWARD_GRAPH},
+
     /* ---- device "gpu": the pass pool when backward() runs on the host (a batch norm or a
        layer norm in the model, AGMEM_BACKWARD_HOST): the forward's f32 results alone, as no
        backward tensor is made on the device (R/autograd.R:1004-1031). Measured with
        measure-one.R on device "gpu" (256-512-512-10 after a layer norm on each hidden layer,
        batches 128 and 256, each activation and loss, and with a batch norm, in eval mode, and
        with dropout): per unit and sample, exact to the byte over 128 samples. "input" and
-       "loss_mse" hold on both paths (above). A dropout is modelled on this path only: with the
-       graph backward its pool is 12 bytes per unit and sample (its mask, its product and
-       g * mask, R/ag_layers.R:185-189, R/ag_backward_graph.R:654), but the host, which builds
-       the mask in R (90.68 bytes per unit and sample allocated a step, fitted on three-step
-       pairs), outgrows this device's few steps' regime over a long run
-       (measurements-layers-holdout-gpu.csv: 0.75 and 0.82 of the measured host). ---- */
+       "loss_mse" hold on both paths (above), and a dropout has a row for each path. ---- */
     {"matmul", GPU, AGMEM_ACTIVATIONS, DEVICE, 4, MEASURED,
      "issue #16 measurement (pass pool, backward on the host): the f32 product W x "
      "(R/autograd.R:332)", 0, AGMEM_BACKWARD_HOST},
@@ -527,6 +528,13 @@ const agmem_unit_rule agmem_unit_rules[] = {
      "issue #10 measurement (fit grid): per output unit and sample on the host with "
      "ag_softmax_cross_entropy_loss(), which downloads the logits and computes in R doubles "
      "(R/autograd.R:864-903), and the gradient's upload copy", 96},
+    {"dropout", GPU, AGMEM_ACTIVATIONS, HOST, 29.16, MEASURED,
+     "issue #16 measurement (layers' fit grid in resident mode, fit-layers.R): per unit and "
+     "sample of ag_dropout() with the graph backward, the bytes live at R's full collections "
+     "(as agmem_live_rules; the three-step pairs over the first headroom both end at it); "
+     "allocated per step, fitted on the three-step pairs under it: the input's download, "
+     "runif(), the comparison, the scaled mask and its matrix() copy, the mask's upload "
+     "(R/ag_layers.R:183-189)", 90.68, AGMEM_BACKWARD_GRAPH},
 };
 const R_xlen_t agmem_n_unit_rules = sizeof agmem_unit_rules / sizeof agmem_unit_rules[0];
 
@@ -900,6 +908,13 @@ const agmem_live_rule agmem_live_rules[] = {
      "loss and with ag_cross_entropy_loss(), measurements-activations-wide-gpu.csv, fit-long.R): "
      "per output unit and sample, the fused loss's figures and what the pairs differ by; "
      "retained: -3.55; the step's largest: 21.54", -3.55, 21.54, 0, 0},
+    {GPU, ANY, "dropout", 29.16,
+     "issue #16 measurement (the layers' fit grid and two wider stacks in resident mode, each "
+     "alone and with ag_dropout(0.3), measurements-layers-dropout-gpu.csv, fit-layers.R): per "
+     "unit and sample with the graph backward, the bytes live at full collections over the "
+     "stack's figures (six runs); retained: 1.26; the step's largest: 41.60 (pairs under "
+     "gctorture()); nodes: measure-nodes.R --device=gpu --only=dropout, over the dense "
+     "stacks' figures", 1.26, 41.60, 4936, 0},
     {GPU, ANY, "loss_softmax_cross_entropy", 103.64,
      "issue #15 measurement (long fit grid in resident mode): per output unit and sample with "
      "ag_softmax_cross_entropy_loss(); the step's largest: 76.22; nodes: its own over "

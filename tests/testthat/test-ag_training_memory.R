@@ -339,15 +339,21 @@ test_that("a batch norm or a layer norm sends the backward to the host, worked o
     expect_identical(mem$components[mem$components$where == "host", ],
                      cpu$components, ignore_attr = TRUE)
   }
-  # With a dropout in place of the batch norm the backward stays on the device's graph, where
-  # the host builds each mask in R: not modelled there.
+  # With a dropout in place of the batch norm the backward stays on the device's graph: the
+  # pass pool holds the mask's upload, the product and g * mask (12 per unit and sample), and
+  # the host, in the device's whole-run regime, the mask R builds each step (29.16 live).
   drop <- ag_model_spec(list(fake_linear(784, 512, "relu"), fake_dropout(0.5),
                              fake_linear(512, 10)), loss = "mse")
-  expect_warning(mem <- ag_training_memory(drop, 64L, "sgd", "gpu", quiet = TRUE),
-                 paste0("layer 2 \\(dropout\\): not modelled on device \"gpu\" \\(dropout ",
-                        "measured there only with a batch norm or a layer norm in the model"),
-                 class = "agmem_warning_lower_bound")
-  expect_match(mem$uncovered, "^layer 2 \\(dropout\\): not modelled on device \"gpu\"")
+  plain <- ag_model_spec(list(fake_linear(784, 512, "relu"), fake_linear(512, 10)), loss = "mse")
+  expect_silent(mem <- ag_training_memory(drop, 64L, "sgd", "gpu", quiet = TRUE))
+  expect_identical(mem$uncovered, character(0))
+  base <- ag_training_memory(plain, 64L, "sgd", "gpu", quiet = TRUE)
+  pool <- function(m) {
+    m$components$bytes[m$components$where == "device" & m$components$component == "activations"]
+  }
+  expect_identical(pool(mem) - pool(base), 64 * 512 * 12)
+  expect_identical(mem$host_regime$run, "whole run")
+  expect_equal(mem$host_regime$live - base$host_regime$live, 64 * 512 * 29.16)
   with_bn <- ag_model_spec(list(fake_linear(784, 512, "relu"), fake_dropout(0.5), fake_layer(
     "ag_batch_norm", list(gamma = fake_tensor(c(512, 1)), beta = fake_tensor(c(512, 1)))
   ), fake_linear(512, 10)), loss = "mse")
@@ -421,9 +427,10 @@ test_that("every figure equals the rule table evaluated in R; peaks are sums, mo
                              sample(c("mse", "cross_entropy", "softmax_cross_entropy"), 1L),
                              stats::runif(1) < 0.8)
       g <- grid[sample.int(nrow(grid), 1L), ]
-      # On the CPU, half the models have batch norm (in either mode), dropout or layer norm
-      # after hidden layers.
-      if (g$device == "cpu" && length(widths) > 2L && stats::runif(1) < 0.5) {
+      # Half the models have batch norm (in either mode), dropout or layer norm after hidden
+      # layers (on device "gpu" a dropout alone keeps the graph backward; the others send it to
+      # the host).
+      if (length(widths) > 2L && stats::runif(1) < 0.5) {
         for (h in seq_len(length(widths) - 2L)) {
           norms <- c("batch_norm", "batch_norm_eval", "dropout", "layer_norm")
           spec$ops[[h]] <- c(spec$ops[[h]], sample(norms, sample(0:2, 1L)))
