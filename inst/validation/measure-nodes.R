@@ -239,10 +239,9 @@ measure_once <- function(out, device = "cpu") {
   invisible(tab)
 }
 
-# The runs of a table of measure_grid() that allocated without a collection, each with the ops
-# of its spec and its count of parameter tensors.
-counted_runs <- function(path) {
-  tab <- utils::read.csv(path, stringsAsFactors = FALSE)
+# The runs of a table `tab` of measure_grid() that allocated without a collection, each with the
+# ops of its spec and its count of parameter tensors.
+counted_runs <- function(tab) {
   counted <- tab[tab$triggers == "raised" & tab$n_gc == 0 & tab$variant == "grads", ]
   counted$ops <- lapply(seq_len(nrow(counted)), function(i) {
     spec <- run_spec(counted$widths[i], counted$activation[i], counted$loss[i],
@@ -257,7 +256,8 @@ counted_runs <- function(path) {
 # --only): that layer's nodes per op, by least squares on what its runs made over the
 # first table's figures, which it leaves as they are.
 fit_nodes <- function(path, once = "", layers = "") {
-  counted <- counted_runs(path)
+  tab <- utils::read.csv(path, stringsAsFactors = FALSE)
+  counted <- counted_runs(tab)
   ops <- counted$ops
   all_ops <- unique(unlist(lapply(ops, `[[`, "ops")))
   # ag_mse_loss() is the fixed part's; every run has one loss.
@@ -283,13 +283,12 @@ fit_nodes <- function(path, once = "", layers = "") {
   }
   res <- counted$nodes_step - x %*% ifelse(is.na(coef), 0, coef)
   cat(sprintf("residuals: %.1f to %.1f nodes a step\n", min(res), max(res)))
-  tab <- utils::read.csv(path, stringsAsFactors = FALSE)
   head <- tab[tab$triggers == "default", ]
   cat(sprintf("headroom at the loop's start (R's node trigger less the nodes in use): %s\n",
               paste(sprintf("%.0f (%.0f - %.0f)", head$node_trigger0 - head$nodes0,
                             head$node_trigger0, head$nodes0), collapse = ", ")))
   if (nzchar(layers)) {
-    lr <- counted_runs(layers)
+    lr <- counted_runs(utils::read.csv(layers, stringsAsFactors = FALSE))
     known <- ifelse(is.na(coef), 0, coef)
     over <- lr$nodes_step - vapply(seq_len(nrow(lr)), function(i) {
       sum(design(lr[i, ]) * known)
