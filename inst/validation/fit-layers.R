@@ -132,9 +132,11 @@ cat(sprintf(paste0("%d pairs of 100-step runs; %d pairs of three-step runs (%d u
 # device's pools, which ggml's CPU backend keeps in host memory here) and in the pass pool.
 gp <- pairs(gpu_csv)
 host_of <- function(r) r$peak - r$pass_pool - r$persistent_pool
-g_host <- (host_of(gp$p) - host_of(gp$b)) / gp$p$units
+g_diff <- host_of(gp$p) - host_of(gp$b)
+g_host <- g_diff / gp$p$units
 g_pool <- (gp$p$pass_pool - gp$b$pass_pool) / gp$p$units
-cat("device \"gpu\", three steps, per unit and sample (not in the rules, see above):\n")
+cat("device \"gpu\", three steps, per unit and sample (in the rules for dropout alone, see",
+    "above):\n")
 for (l in intersect(layers, gp$p$after)) {
   k <- gp$p$after == l
   cat(sprintf("  %-10s host %8.1f to %7.1f bytes, pass pool %7.1f to %6.1f bytes\n", l,
@@ -352,13 +354,9 @@ if (any(off)) print(table_fig)
 dg <- pairs(file.path(here, "measurements-layers-dropout-gpu.csv"))
 g <- dg$p
 gb <- dg$b
-gpu_over <- function(r) r$peak_100 - r$pass_pool - r$persistent_pool - (r$heap_max - r$heap0)
-through_g <- function(y) {
-  k <- is.finite(y)
-  sum(y[k] * g$units[k]) / sum(g$units[k]^2)
-}
-g_alloc <- (host_of(gp$p) - host_of(gp$b)) /
-  (gc_fig("alloc_scale", "gpu") * gc_fig("steps", "gpu"))
+gpu_over <- function(r) over(r) - r$pass_pool - r$persistent_pool
+through_g <- function(y) slope(g, y)[["dropout"]]
+g_alloc <- g_diff / (gc_fig("alloc_scale", "gpu") * gc_fig("steps", "gpu"))
 g_under <- gp$p$after == "dropout" & host_of(gp$p) < 0.8 * gc_fig("headroom", "gpu") &
   host_of(gp$b) < 0.8 * gc_fig("headroom", "gpu")
 g_full <- which(is.finite(g$live_full))
@@ -373,7 +371,7 @@ gfit <- c(step_max = through_g((g$live_step_max - g$heap0) - (gb$live_step_max -
           bytes = through_g(g_live),
           retained = through_g(gpu_over(g) - gpu_over(gb)),
           pass_pool = through_g(g$pass_pool - gb$pass_pool),
-          alloc_step = sum(g_alloc[g_under] * gp$p$units[g_under]) / sum(gp$p$units[g_under]^2))
+          alloc_step = slope(gp$p, g_alloc, g_under)[["dropout"]])
 cat(sprintf(paste0("\ndropout on device \"gpu\" (graph backward): %d pairs of 100-step runs ",
                    "(%d runs with the dropout collected in full: %s bytes live per unit and ",
                    "sample over the stack's rules), %d three-step pairs under 80%% of the ",
