@@ -158,6 +158,12 @@ warm_widths <- function(widths, after = character(0), heads = 1L) {
   hidden <- if (has_attention(after) || has_flash(after)) 2L * heads else 3L
   c(4L, rep(hidden, max(0L, length(widths) - 2L)), 2L)
 }
+# The vocabulary of the warm-up model's embedding: a few tokens, whatever the run's. On device
+# "gpu" the warm-up's table and its optimizer state stay in the persistent pool, which is never
+# freed: with the run's vocabulary they added 16 bytes per token to it (48 with Adam).
+warm_vocab <- function(embed) {
+  min(as.integer(embed), 8L)
+}
 
 # The agmem spec of a measured run's model, from the widths as "-"-joined text: its dense stack,
 # or, with layers after the hidden ones or an embedding first, the layers of the ggmlR model the

@@ -24,7 +24,8 @@
 # pass_pool and persistent_pool (NA on the CPU).
 #
 # Protocol:
-#   1. load ggmlR, warm its code up with three steps of a tiny model of the same kind;
+#   1. load ggmlR, warm its code up with three steps of a tiny model of the same kind (with an
+#      embedding, of 8 tokens: warm_vocab());
 #   2. make the data set (X: input width x 4 batches, Y: output width x 4 batches);
 #   3. gc(reset = TRUE), read VmRSS as the baseline and reset VmHWM to it (clear_refs);
 #   4. build the ag_sequential() model and the optimizer, run `steps` steps; after steps 3, 20,
@@ -62,8 +63,8 @@ suppressPackageStartupMessages(library(ggmlR))
 if (opt$device == "gpu") invisible(capture.output(ag_device("gpu")))
 pools <- c(NA_real_, NA_real_)
 
-build <- function(widths, activation) {
-  ag_sequential(build_layers(widths, activation, after, embed, heads))
+build <- function(widths, activation, vocab = embed) {
+  ag_sequential(build_layers(widths, activation, after, vocab, heads))
 }
 make_optimizer <- function(model, name) new_optimizer(model$parameters(), name)
 loss_fn <- loss_function(opt$loss)
@@ -104,8 +105,8 @@ train <- function(model, optimizer, x, y, batch, steps, at = function(s) NULL) {
 # 1. warm-up on a tiny model of the same kind
 set.seed(as.integer(opt$seed))
 warm_w <- warm_widths(widths, after, heads)
-warm <- build(warm_w, opt$activation)
-warm_data <- make_matrices(warm_w, 8L, opt$loss, embed)
+warm <- build(warm_w, opt$activation, warm_vocab(embed))
+warm_data <- make_matrices(warm_w, 8L, opt$loss, warm_vocab(embed))
 train(warm, make_optimizer(warm, opt$optimizer), warm_data$x, warm_data$y, 2L, 3L)
 rm(warm, warm_data)
 

@@ -9,7 +9,8 @@
 #
 # Protocol (one configuration):
 #   1. load ggmlR (and, for device "gpu", call ag_device("gpu")), then warm its code up with
-#      three steps of a tiny model of the same activation, loss and optimizer;
+#      three steps of a tiny model of the same activation, loss and optimizer (with an
+#      embedding, of 8 tokens: warm_vocab());
 #   2. create the data X [input width x batch] and Y [output width x batch] (data_x, data_y);
 #   3. gc(), then read VmRSS from /proc/self/status as the baseline, and reset VmHWM to it by
 #      writing "5" to /proc/self/clear_refs (checked: VmHWM must drop to within 1 MB of VmRSS);
@@ -45,8 +46,8 @@ suppressPackageStartupMessages(library(ggmlR))
 tape_mem <- get(".ag_tape_mem", asNamespace("ggmlR"))
 if (opt$device == "gpu") invisible(capture.output(ag_device("gpu")))
 
-build <- function(widths, activation) {
-  build_layers(widths, activation, after, embed, heads)
+build <- function(widths, activation, vocab = embed) {
+  build_layers(widths, activation, after, vocab, heads)
 }
 make_optimizer <- function(layers, name) {
   params <- unlist(lapply(layers, function(l) {
@@ -55,8 +56,8 @@ make_optimizer <- function(layers, name) {
   new_optimizer(params, name)
 }
 loss_fn <- loss_function(opt$loss)
-make_data <- function(widths, batch, loss) {
-  d <- make_matrices(widths, batch, loss, embed)
+make_data <- function(widths, batch, loss, vocab = embed) {
+  d <- make_matrices(widths, batch, loss, vocab)
   list(x = ag_tensor(d$x), y = ag_tensor(d$y))
 }
 pools <- c(pass = 0, persistent = 0)
@@ -82,8 +83,8 @@ train <- function(layers, optimizer, data_x, data_y, steps, read_pools = FALSE) 
 # 1. warm-up on a tiny model of the same kind
 set.seed(as.integer(opt$seed))
 warm_w <- warm_widths(widths, after, heads)
-warm <- build(warm_w, opt$activation)
-warm_data <- make_data(warm_w, 2L, opt$loss)
+warm <- build(warm_w, opt$activation, warm_vocab(embed))
+warm_data <- make_data(warm_w, 2L, opt$loss, warm_vocab(embed))
 train(warm, make_optimizer(warm, opt$optimizer), warm_data$x, warm_data$y, 3L)
 rm(warm, warm_data)
 
