@@ -321,6 +321,15 @@ grid_embed_holdout <- function() {
              embed = c(2000, 10000, 1000, 30000), activation = "relu", variant = "grads",
              stringsAsFactors = FALSE)
 }
+# The embedding in resident mode (ag_device("gpu")): its fit grid's pairs, 100 steps and one
+# more under gctorture(), to check the pass pool and the host against the rules; and the
+# held-out models.
+grid_embed_fit_gpu <- function() {
+  cbind(grid_embed_fit(), device = "gpu", stringsAsFactors = FALSE)
+}
+grid_embed_holdout_gpu <- function() {
+  cbind(grid_embed_holdout(), device = "gpu", stringsAsFactors = FALSE)
+}
 # Three steps (validate.R): pairs that end before R's first collection, over vocabularies and
 # batches that tell the table from the lookup, and four that end after it.
 grid_embed_three <- function() {

@@ -14,6 +14,7 @@
 #   and layers_dropout_holdout_gpu: a dropout alone in resident mode, its fit and holdout)
 #   Rscript inst/validation/validate-long.R --grid=embed_fit --torture=true --measure-only \
 #     --out=measurements-embed-fit.csv                  # ag_embedding(); --grid=embed_holdout
+#   (and --grid=embed_fit_gpu, embed_holdout_gpu: the same in resident mode)
 #   (and --grid=attention_fit, attention_holdout: ag_multihead_attention(); and
 #   attention_dropout_holdout and attention_dropout_step: the same with its attention dropout on;
 #   attention_causal_fit and attention_causal_holdout: the same called with a causal mask;
@@ -144,7 +145,8 @@ if (nzchar(opt$from_csv)) {
                 long_fit_gpu = grid_long_fit_gpu, long_holdout_gpu = grid_long_holdout_gpu,
                 step_max_gpu = grid_step_max_gpu,
                 layers_eval_holdout = grid_layers_eval_holdout, embed_fit = grid_embed_fit,
-                embed_holdout = grid_embed_holdout, attention_fit = grid_attention_fit,
+                embed_holdout = grid_embed_holdout, embed_fit_gpu = grid_embed_fit_gpu,
+                embed_holdout_gpu = grid_embed_holdout_gpu, attention_fit = grid_attention_fit,
                 attention_wide = grid_attention_wide,
                 attention_holdout = grid_attention_holdout,
                 attention_dropout_holdout = grid_attention_dropout_holdout,
