@@ -39,11 +39,12 @@
 #' `ag_flash_attention()` in a block of your own, described by
 #' [ag_flash_attention_call()], is one op of `d_model` per sample, and with
 #' `causal = TRUE` one more, its mask (on every pair of the sequence). The
-#' embedding and the attentions were measured on device `"cpu"` only: on device
-#' `"gpu"`, [ag_training_memory()] and the planners list them as not modelled.
-#' On device `"gpu"` a batch norm or a layer norm sends ggmlR's `backward()`
-#' to the host (their records have no op): the pass pool then holds the
-#' forward alone, and the host is counted as on device `"cpu"`. A dropout alone
+#' attentions were measured on device `"cpu"` only: on device `"gpu"`,
+#' [ag_training_memory()] and the planners list them as not modelled.
+#' On device `"gpu"` a batch norm, a layer norm or an embedding sends ggmlR's
+#' `backward()` to the host (their records have no op): the pass pool then
+#' holds the forward alone (an embedding's table without the copy a matmul
+#' makes of a weight), and the host is counted as on device `"cpu"`. A dropout alone
 #' keeps the graph backward there, with figures of its own. A
 #' dropout of rate 0 or in eval mode returns its input and costs nothing.
 #' The layers must chain: a layer that takes another width than the layer
@@ -231,8 +232,8 @@ spec_on_device <- function(spec, device) {
     why <- c(
       if (length(elsewhere)) paste(format_ops(elsewhere), "measured on device \"cpu\" only"),
       if (length(other_path)) {
-        paste(format_ops(other_path), "measured there only with a batch norm or a layer norm in",
-              "the model, which sends backward() to the host")
+        paste(format_ops(other_path), "measured there only with a batch norm, a layer norm or an",
+              "embedding in the model, which sends backward() to the host")
       }
     )
     spec$uncovered <- c(spec$uncovered, sprintf(
@@ -244,8 +245,8 @@ spec_on_device <- function(spec, device) {
 }
 
 # The path ggmlR's backward() takes for the model of `spec`: "host" when one of its ops is
-# recorded without an op (a batch norm or a layer norm: the R closures of the whole tape run on
-# the host), "graph" otherwise.
+# recorded without an op (a batch norm, a layer norm or an embedding: the R closures of the
+# whole tape run on the host), "graph" otherwise.
 spec_backward <- function(spec) {
   ops <- registry_names("ops")
   if (any(ops$host_backward[ops$name %in% unlist(spec$ops)])) "host" else "graph"

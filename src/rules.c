@@ -64,7 +64,10 @@ const char *const agmem_op_kind_names[AGMEM_N_OP_KINDS] = {"data", "linear", "ac
    the attention dropout of ag_multihead_attention() (R/ag_layers.R:750-758 of ggmlR 0.8.8.1)
    is ag_dropout()'s forward (R/ag_layers.R:182-188) line for line, on a head's weights, one
    per pair of samples, so "attention_dropout" takes the rules of "dropout" per pair
-   (measurements-attention-dropout-holdout.csv judges it). */
+   (measurements-attention-dropout-holdout.csv judges it). Batch norm (R/ag_layers.R:225, 245,
+   337) and layer norm (R/ag_layers.R:475) are recorded without an op, and so is the embedding,
+   its lookup and its table in one record (R/ag_layers.R:565): the graph backward refuses such a
+   tape (R/ag_backward_graph.R:295). */
 const agmem_op agmem_ops[] = {
     {"input", AGMEM_OP_DATA, NULL},
     {"matmul", AGMEM_OP_LINEAR, NULL},
@@ -80,8 +83,8 @@ const agmem_op agmem_ops[] = {
     {"batch_norm_eval", AGMEM_OP_LAYER, NULL, AGMEM_BACKWARD_HOST},
     {"dropout", AGMEM_OP_LAYER, NULL},
     {"layer_norm", AGMEM_OP_LAYER, NULL, AGMEM_BACKWARD_HOST},
-    {"embedding", AGMEM_OP_LAYER, NULL},
-    {"embedding_table", AGMEM_OP_TABLE, NULL},
+    {"embedding", AGMEM_OP_LAYER, NULL, AGMEM_BACKWARD_HOST},
+    {"embedding_table", AGMEM_OP_TABLE, NULL, AGMEM_BACKWARD_HOST},
     {"attention", AGMEM_OP_LAYER, NULL},
     {"attention_head", AGMEM_OP_PAIRS, NULL},
     {"attention_slices", AGMEM_OP_TABLE, NULL},
@@ -511,6 +514,19 @@ const agmem_unit_rule agmem_unit_rules[] = {
     {"dropout", GPU, AGMEM_ACTIVATIONS, DEVICE, 8, MEASURED,
      "issue #16 measurement (pass pool, backward on the host): the f32 mask's upload and "
      "ag_mul()'s product (R/ag_layers.R:185-189)", 0, AGMEM_BACKWARD_HOST},
+    {"embedding", GPU, AGMEM_ACTIVATIONS, DEVICE, 4, MEASURED,
+     "issue #16 measurement (measure-one.R, 256-128-10 after ag_embedding(2000, 256), batches "
+     "128 and 256: 3152 bytes a sample in the pass pool, the lookup's 1024 and the dense "
+     "layers'; its backward is always on the host, as it is recorded without an op, "
+     "R/ag_layers.R:565): its output, a host ag_tensor of the looked-up columns "
+     "(R/ag_layers.R:545-547), uploaded when the next op reads it, f32", 0},
+    {"embedding_table", GPU, AGMEM_STEP_TRANSIENTS, DEVICE, -4, MEASURED,
+     "issue #16 measurement (measure-one.R, 256-128-10 after ag_embedding() of 1000 and 3000 "
+     "tokens, each optimizer): per scalar of the table, the pools grew by 16.00 with Adam (the "
+     "weight 4, its moments 8, the gradient's upload at the step 4) and 4.00 with SGD (the "
+     "weight): the parameter rules' 4 for the transposed copy of a weight a matmul reads is "
+     "not made for a table, which the lookup reads from a host copy (R/ag_layers.R:544); its "
+     "gradient is an R matrix (R/ag_layers.R:556-561)", 0},
 
     /* ---- device "gpu": host side (RSS growth less the device pools, see above) ---- */
     {"input", GPU, AGMEM_ACTIVATIONS, HOST, 86, MEASURED,

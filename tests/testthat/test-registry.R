@@ -50,24 +50,27 @@ test_that("every op has rules on the CPU, every rule names an op, and the regist
   expect_identical(reg("op_devices")[["attention_dropout"]], reg("op_devices")[["dropout"]])
   expect_setequal(unique(rules$unit$op), own)
   expect_setequal(unique(rules$unit$op[rules$unit$device == "cpu"]), own)
-  # Of the ops of kind "layer", "table" and "pairs", batch norm (in both modes), dropout and
-  # layer norm were measured on the GPU too, the others on the CPU only; every other op is on
-  # every device. (An attention's dropout takes dropout's rules, but the attention's other ops
-  # have none there, so an attention is not modelled on the GPU.)
+  # Of the ops of kind "layer", "table" and "pairs", batch norm (in both modes), dropout, layer
+  # norm and the embedding (its lookup and its table) were measured on the GPU too, the others
+  # on the CPU only; every other op is on every device. (An attention's dropout takes dropout's
+  # rules, but the attention's other ops have none there, so an attention is not modelled on
+  # the GPU.)
   layer_ops <- reg("ops")$name[reg("ops")$kind %in% c("layer", "table", "pairs")]
-  gpu_layers <- c("batch_norm", "batch_norm_eval", "dropout", "layer_norm")
+  gpu_layers <- c("batch_norm", "batch_norm_eval", "dropout", "layer_norm", "embedding",
+                  "embedding_table")
   cpu_only <- setdiff(layer_ops, c(gpu_layers, "attention_dropout"))
   expect_setequal(unique(rules$unit$op[rules$unit$device == "gpu"]), setdiff(own, cpu_only))
   expect_identical(names(reg("op_devices")), ops)
   expect_identical(reg("op_devices")[cpu_only],
                    stats::setNames(rep(list("cpu"), length(cpu_only)), cpu_only))
   expect_identical(reg("op_devices")[gpu_layers],
-                   stats::setNames(rep(list(c("cpu", "gpu")), 4L), gpu_layers))
+                   stats::setNames(rep(list(c("cpu", "gpu")), 6L), gpu_layers))
   expect_identical(reg("op_devices")[["matmul"]], c("cpu", "gpu"))
   # The ops ggmlR records without an op, which send backward() to the host; the rules that hold
   # on one path of it only are the device's.
   expect_identical(all_ops$name[all_ops$host_backward],
-                   c("batch_norm", "batch_norm_eval", "layer_norm"))
+                   c("batch_norm", "batch_norm_eval", "layer_norm", "embedding",
+                     "embedding_table"))
   expect_setequal(unique(c(rules$param$backward, rules$unit$backward)), c("any", "graph", "host"))
   expect_identical(unique(rules$unit$device[rules$unit$backward != "any"]), "gpu")
   expect_identical(unique(rules$param$device[rules$param$backward != "any"]), "gpu")
