@@ -212,13 +212,13 @@ check_chain <- function(row, width, i, arg) {
            " outputs, so ggmlR cannot run the model; the layers must chain.")
 }
 
-# The spec as the model sees it on `device`: the ops of a layer that the device's rules do not
-# model, on the path backward() takes for the model (spec_backward()), are dropped, and the
-# layer is listed in `uncovered` (its parameters counted, its activations not).
-spec_on_device <- function(spec, device) {
+# The spec as the model sees it on `device` in `dtype`: the ops of a layer that the device's
+# rules do not model, on the path backward() takes for the model (spec_backward()), are
+# dropped, and the layer is listed in `uncovered` (its parameters counted, its activations not).
+spec_on_device <- function(spec, device, dtype = "f32") {
   known <- registry_names("op_devices")
   paths <- registry_names("op_paths")
-  backward <- spec_backward(spec)
+  backward <- spec_backward(spec, dtype)
   for (i in seq_along(spec$ops)) {
     ops <- spec$ops[[i]]
     # An op the registry does not know is left for the C code to refuse.
@@ -244,12 +244,14 @@ spec_on_device <- function(spec, device) {
   spec
 }
 
-# The path ggmlR's backward() takes for the model of `spec`: "host" when one of its ops is
-# recorded without an op (a batch norm, a layer norm or an embedding: the R closures of the
-# whole tape run on the host), "graph" otherwise.
-spec_backward <- function(spec) {
+# The path ggmlR's backward() takes for the model of `spec` in `dtype`: "host" when one of its
+# ops is recorded without an op (a batch norm, a layer norm or an embedding: the R closures of
+# the whole tape run on the host) or the dtype is not "f32" (the graph backward runs in f32
+# only), "graph" otherwise.
+spec_backward <- function(spec, dtype = "f32") {
   ops <- registry_names("ops")
-  if (any(ops$host_backward[ops$name %in% unlist(spec$ops)])) "host" else "graph"
+  host <- any(ops$host_backward[ops$name %in% unlist(spec$ops)]) || !identical(dtype, "f32")
+  if (host) "host" else "graph"
 }
 
 # Ops as text, an op repeated in a run (an attention's heads) written once with its count:

@@ -20,7 +20,9 @@
 #'   device).
 #' @param dtype The `ag_dtype()` of the device buffers: `"f32"`, or `"f16"` or
 #'   `"bf16"` with `device = "gpu"` only (on the host path `ag_dtype()` changes
-#'   nothing, so another dtype with `"cpu"` is an error).
+#'   nothing, so another dtype with `"cpu"` is an error). ggmlR's graph
+#'   backward runs in f32 only, so with `"f16"` or `"bf16"` `backward()` runs on
+#'   the host, and agmem counts that path.
 #' @param quiet `TRUE` to print nothing and only return the figures.
 #' @param steps The training steps of the run the host peak is for: 100 by
 #'   default, a whole run as the loop of ggmlR's autograd vignette writes it. R's
@@ -46,8 +48,9 @@
 #'
 #' On the host, R's garbage collector decides the peak of a run (with
 #' `device = "gpu"` too: the data, the mini-batches, the gradients the graph
-#' hands back and the graph's R objects stay in R; a model with a batch norm
-#' or a layer norm runs its backward on the host, as `"cpu"` does). R collects
+#' hands back and the graph's R objects stay in R; a model with a batch norm,
+#' a layer norm or an embedding, or in dtype f16 or bf16, runs its backward on
+#' the host, as `"cpu"` does). R collects
 #' only when its vector heap reaches a trigger, which starts
 #' at 64 MiB and, after a full collection that finds much of the heap live,
 #' grows (R's `src/main/memory.c`). Over a run of `steps` steps the heap climbs
@@ -140,7 +143,7 @@ ag_training_memory <- function(model, batch_size = 32L, optimizer = c("adam", "s
   dtype <- match_choice(dtype, registry_names("dtypes"), "dtype")
   check_flag(quiet, "quiet")
   check_ggmlr_version()
-  spec <- spec_on_device(as_model_spec(model, "model"), device)
+  spec <- spec_on_device(as_model_spec(model, "model"), device, dtype)
   flat <- spec_ops(spec)
   run <- model_run(spec, steps, data_size)
   fig <- .Call(agmem_training_memory, spec$shapes, flat$units, flat$ops, batch_size, optimizer,

@@ -18,7 +18,7 @@ model_estimator <- function(x, device, dtype, given, arg, lower_bound = FALSE, s
   refuse_frac(given, "a model")
   check_flag(lower_bound, "lower_bound")
   check_ggmlr_version()
-  spec <- spec_on_device(as_model_spec(x, arg), device)
+  spec <- spec_on_device(as_model_spec(x, arg), device, dtype)
   if (nrow(spec$layers) == 0L) {
     abort(
       "`", arg, "` is a list of ag_param tensors, which has no layers: agmem cannot tell how its ",

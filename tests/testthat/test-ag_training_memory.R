@@ -77,14 +77,14 @@ reference_nodes <- function(spec, flat, batch, optimizer, device, fig) {
   nodes
 }
 
-# The path of backward() for a model of these ops: "host" when one of them is recorded without
-# an op (a batch norm, a layer norm or an embedding), "graph" otherwise; a rule of path "any"
-# holds on both.
-# With the backward on the host, the host takes device "cpu"'s rules (everything runs in R),
-# whose dtype is "f32".
-reference_backward <- function(ops) {
+# The path of backward() for a model of these ops in this dtype: "host" when one of them is
+# recorded without an op (a batch norm, a layer norm or an embedding) or the dtype is f16 or
+# bf16 (ggmlR's graph backward runs in f32 only), "graph" otherwise; a rule of path "any" holds
+# on both. With the backward on the host, the host takes device "cpu"'s rules (everything runs
+# in R), whose dtype is "f32".
+reference_backward <- function(ops, dtype) {
   reg <- agmem:::registry_names("ops")
-  if (any(reg$host_backward[reg$name %in% ops])) "host" else "graph"
+  if (any(reg$host_backward[reg$name %in% ops]) || dtype != "f32") "host" else "graph"
 }
 rule_applies <- function(rule_device, where, rule_backward, device, host_device, backward) {
   on <- if (where == "host") host_device else device
@@ -94,7 +94,7 @@ rule_applies <- function(rule_device, where, rule_backward, device, host_device,
 reference_memory <- function(spec, batch, optimizer, device, dtype, steps = 100, data = 0) {
   rules <- training_rules()
   flat <- spec_ops(spec)
-  backward <- reference_backward(unlist(flat$ops))
+  backward <- reference_backward(unlist(flat$ops), dtype)
   host_device <- if (backward == "host") "cpu" else device
   n <- 0
   for (shape in spec$shapes) n <- n + prod(shape)
@@ -400,6 +400,13 @@ test_that("f16 and bf16 weights are 2 B, adam adds an f32 master copy: source on
     sgd <- ag_training_memory(mlp, 32L, "sgd", "gpu", dt, quiet = TRUE)
     expect_false("master_weights" %in% sgd$components$component)
     expect_true(sgd$source_only)
+    # ggmlR's graph backward runs in f32 only: in these dtypes backward() runs on the host, so
+    # the pass pool has no graph gradients, Adam's step uploads the host's (4 per parameter),
+    # and the host is device "cpu"'s.
+    expect_false("gradients" %in% sgd$components$component[sgd$components$where == "device"])
+    expect_identical(dev$bytes[dev$component == "gradients"], n_mlp * 4)
+    expect_identical(mem$host_peak,
+                     ag_training_memory(mlp, 32L, "adam", "cpu", quiet = TRUE)$host_peak)
   }
   expect_false(ag_training_memory(mlp, 32L, "adam", "gpu", "f32", quiet = TRUE)$source_only)
 })
