@@ -246,11 +246,12 @@ spec_on_device <- function(spec, device, dtype = "f32") {
 
 # The path ggmlR's backward() takes for the model of `spec` in `dtype`: "host" when one of its
 # ops is recorded without an op (a batch norm, a layer norm or an embedding: the R closures of
-# the whole tape run on the host) or the dtype is not "f32" (the graph backward runs in f32
-# only), "graph" otherwise.
+# the whole tape run on the host) or the dtype is one the graph backward does not run in (f16
+# and bf16: the registry's dtype_host_backward), "graph" otherwise.
 spec_backward <- function(spec, dtype = "f32") {
   ops <- registry_names("ops")
-  host <- any(ops$host_backward[ops$name %in% unlist(spec$ops)]) || !identical(dtype, "f32")
+  host <- any(ops$host_backward[ops$name %in% unlist(spec$ops)]) ||
+    registry_names("dtype_host_backward")[[dtype]]
   if (host) "host" else "graph"
 }
 

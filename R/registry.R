@@ -15,7 +15,9 @@ registry <- new.env(parent = emptyenv())
 # whose peak limits a run there: "host" or "device") and `validated` (the largest batch size,
 # width, parameter count, attention sequence and attention width the model was validated on,
 # named) and `ggmlr_version` (the ggmlR
-# release the rules describe) and `op_devices` (for each op, named, the devices whose unit rules
+# release the rules describe) and `dtype_host_backward` (for each dtype, named, whether it sends
+# backward() to the host whatever the ops: ggmlR's graph backward runs in f32 only) and
+# `op_devices` (for each op, named, the devices whose unit rules
 # model it: those of the op whose rules it takes) and `op_paths` (for each op, named, and each of
 # those devices, the paths of backward() its rules hold on: "graph", "host" or both).
 load_registry <- function() {
@@ -34,6 +36,7 @@ load_registry <- function() {
   registry$device_places <- structure(reg$device_places, names = reg$devices)
   registry$validated <- reg$validated
   registry$ggmlr_version <- reg$ggmlr_version
+  registry$dtype_host_backward <- structure(reg$dtype_host_backward, names = reg$dtypes)
   unit <- .Call(agmem_training_rules)$unit
   own <- ifelse(is.na(reg$ops$rules), reg$ops$name, reg$ops$rules)
   registry$op_paths <- lapply(structure(own, names = reg$ops$name), function(op) {

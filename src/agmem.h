@@ -244,6 +244,7 @@ extern const char *const agmem_layer_names[];
 extern const R_xlen_t agmem_n_layers;
 extern const char *const agmem_device_names[AGMEM_N_DEVICES];
 extern const char *const agmem_dtype_names[AGMEM_N_DTYPES];
+extern const int agmem_dtype_host_backward[AGMEM_N_DTYPES];
 extern const char *const agmem_component_names[AGMEM_N_COMPONENTS];
 extern const char *const agmem_where_names[AGMEM_N_WHERE];
 extern const char *const agmem_basis_names[AGMEM_N_BASES];

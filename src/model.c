@@ -376,9 +376,9 @@ void agmem_model_read(SEXP shapes, SEXP units, SEXP ops, SEXP optimizer, SEXP de
     memset(m, 0, sizeof *m);
     m->params = params;
     m->device = dev;
-    /* ggmlR's graph backward runs in f32 only: it refuses a tape whose compute dtype is f16 or
-       bf16, whatever its ops, and backward() runs on the host (R/ag_backward_graph.R:286-292). */
-    m->backward = dt != AGMEM_F32 ? AGMEM_BACKWARD_HOST : backward_path(ops);
+    /* A dtype the graph backward does not run in sends backward() to the host, whatever the
+       ops (agmem_dtype_host_backward). */
+    m->backward = agmem_dtype_host_backward[dt] ? AGMEM_BACKWARD_HOST : backward_path(ops);
     /* A backward on the host runs the whole step in R, as on device "cpu", whose host rules
        the host then takes. */
     m->host_device = m->backward == AGMEM_BACKWARD_HOST ? AGMEM_CPU : dev;

@@ -128,6 +128,7 @@ static SEXP names_vector(const char *const *names, R_xlen_t count)
    enums), `ops` (a list of `name`, `kind` ("data", "linear", "activation", "loss", "layer",
    "table" or "pairs"), `rules`, the op whose rules it takes, NA for its own, and
    `host_backward`, TRUE for an op that sends backward() to the host) and
+   `dtype_host_backward` (for each dtype, TRUE when it sends backward() to the host) and
    `layers` (the layer types agmem models) and `device_places` (for each device, the place whose
    peak the planners plan on) and `validated` (the largest validated batch size, width and
    parameter count, named) and `ggmlr_version` (the ggmlR release the rules describe). Takes no
@@ -135,7 +136,8 @@ static SEXP names_vector(const char *const *names, R_xlen_t count)
 SEXP agmem_registry(void)
 {
     const char *outer[] = {"optimizers", "devices", "dtypes", "components", "places", "ops",
-                           "layers", "device_places", "validated", "ggmlr_version", ""};
+                           "layers", "device_places", "validated", "ggmlr_version",
+                           "dtype_host_backward", ""};
     const char *opt_cols[] = {"name", "copies", ""};
     const char *op_cols[] = {"name", "kind", "rules", "host_backward", ""};
     SEXP out = PROTECT(Rf_mkNamed(VECSXP, outer));
@@ -180,6 +182,10 @@ SEXP agmem_registry(void)
     Rf_setAttrib(limits, R_NamesSymbol, limit_names);
     UNPROTECT(1);
     SET_VECTOR_ELT(out, 9, Rf_mkString(agmem_ggmlr_version));
+    SEXP dtype_host = Rf_allocVector(LGLSXP, AGMEM_N_DTYPES);
+    SET_VECTOR_ELT(out, 10, dtype_host);
+    for (int i = 0; i < AGMEM_N_DTYPES; i++)
+        LOGICAL(dtype_host)[i] = agmem_dtype_host_backward[i];
     UNPROTECT(1);
     return out;
 }

@@ -40,6 +40,10 @@ const char *const agmem_device_names[AGMEM_N_DEVICES] = {"cpu", "gpu"};
    optimizer moments and the tape in the device's pools). */
 const int agmem_device_place[AGMEM_N_DEVICES] = {AGMEM_HOST, AGMEM_DEVICE};
 const char *const agmem_dtype_names[AGMEM_N_DTYPES] = {"f32", "f16", "bf16"};
+/* Whether a compute dtype sends backward() to the host whatever the model's ops: ggmlR's graph
+   backward runs in f32 only and refuses a tape of another compute dtype
+   (R/ag_backward_graph.R:286-292), so backward() runs the records' R closures on the host. */
+const int agmem_dtype_host_backward[AGMEM_N_DTYPES] = {0, 1, 1};
 const char *const agmem_component_names[AGMEM_N_COMPONENTS] = {
     "weights", "gradients", "optimizer_state", "master_weights", "step_transients",
     "build_transients", "activations", "activation_gradients"

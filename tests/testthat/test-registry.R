@@ -14,6 +14,8 @@ test_that("the registry holds the names of the C tables", {
   expect_identical(reg("layers"), c("linear", "batch_norm", "dropout", "layer_norm", "embedding",
                                     "attention", "flash_attention"))
   expect_identical(reg("device_places"), c(cpu = "host", gpu = "device"))
+  # ggmlR's graph backward runs in f32 only: the other dtypes send backward() to the host.
+  expect_identical(reg("dtype_host_backward"), c(f32 = FALSE, f16 = TRUE, bf16 = TRUE))
   expect_setequal(reg("ops")$kind, c("data", "linear", "activation", "loss", "layer", "table",
                                      "pairs"))
 })
