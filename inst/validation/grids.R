@@ -321,9 +321,8 @@ grid_embed_holdout <- function() {
              embed = c(2000, 10000, 1000, 30000), activation = "relu", variant = "grads",
              stringsAsFactors = FALSE)
 }
-# The embedding in resident mode (ag_device("gpu")): its fit grid's pairs, 100 steps and one
-# more under gctorture(), to check the pass pool and the host against the rules; and the
-# held-out models.
+# The embedding in resident mode (ag_device("gpu")): its fit grid's pairs, to check the pools
+# and the host against the rules (nothing is fitted on them), and the held-out models.
 grid_embed_fit_gpu <- function() {
   cbind(grid_embed_fit(), device = "gpu", stringsAsFactors = FALSE)
 }

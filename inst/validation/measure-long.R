@@ -105,10 +105,11 @@ train <- function(model, optimizer, x, y, batch, steps, at = function(s) NULL) {
 # 1. warm-up on a tiny model of the same kind
 set.seed(as.integer(opt$seed))
 warm_w <- warm_widths(widths, after, heads)
-warm <- build(warm_w, opt$activation, warm_vocab(embed))
-warm_data <- make_matrices(warm_w, 8L, opt$loss, warm_vocab(embed))
+warm_e <- warm_vocab(embed)
+warm <- build(warm_w, opt$activation, warm_e)
+warm_data <- make_matrices(warm_w, 8L, opt$loss, warm_e)
 train(warm, make_optimizer(warm, opt$optimizer), warm_data$x, warm_data$y, 2L, 3L)
-rm(warm, warm_data)
+rm(warm, warm_data, warm_e)
 
 # 2. the data set: four mini-batches, or --samples of them when more
 data <- make_matrices(widths, max(4L * batch, as.integer(opt$samples)), opt$loss, embed)

@@ -83,10 +83,11 @@ train <- function(layers, optimizer, data_x, data_y, steps, read_pools = FALSE) 
 # 1. warm-up on a tiny model of the same kind
 set.seed(as.integer(opt$seed))
 warm_w <- warm_widths(widths, after, heads)
-warm <- build(warm_w, opt$activation, warm_vocab(embed))
-warm_data <- make_data(warm_w, 2L, opt$loss, warm_vocab(embed))
+warm_e <- warm_vocab(embed)
+warm <- build(warm_w, opt$activation, warm_e)
+warm_data <- make_data(warm_w, 2L, opt$loss, warm_e)
 train(warm, make_optimizer(warm, opt$optimizer), warm_data$x, warm_data$y, 3L)
-rm(warm, warm_data)
+rm(warm, warm_data, warm_e)
 
 # 2. the data
 data <- make_data(widths, batch, opt$loss)
