@@ -124,7 +124,15 @@ flash_module <- function(w, heads, causal) {
                                      proj[[3]]$forward(x), n_heads = heads, causal = causal)
     proj[[4]]$forward(att)
   }
-  module$parameters <- function() do.call(c, lapply(proj, function(p) p$params()))
+  # Named apart: ag_sequential()'s parameters() keys each by the layer and its name
+  # (R/ag_layers.R:108-116), so four projections' W and b under the same names leave the
+  # optimizer three of them short (their $grad is then never cleared).
+  module$parameters <- function() {
+    do.call(c, lapply(seq_along(proj), function(i) {
+      p <- proj[[i]]$params()
+      stats::setNames(p, paste0("proj", i, "_", names(p)))
+    }))
+  }
   module
 }
 
