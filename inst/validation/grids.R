@@ -403,6 +403,62 @@ grid_attention_holdout <- function() {
              stringsAsFactors = FALSE)
 }
 
+# The attentions in resident mode (ag_device("gpu")): the fit grid and its wider stack, each stack
+# alone and with an attention after its hidden layer, and the flash blocks' fit grid (100 steps
+# each; a step under gctorture() takes minutes there), fitted by fit-layers.R on the host; and
+# the held-out models, with the causal mask and the attention's dropout on two of them each.
+grid_attention_fit_gpu <- function() {
+  g <- rbind(grid_attention_fit(), grid_attention_wide())
+  cbind(g, device = "gpu", stringsAsFactors = FALSE)
+}
+# Their pools, three steps each (validate.R --grid=attention_pools_gpu, measure-one.R): three
+# stacks at batches 64, 128 and 256, alone and with an attention of 1, 2 and 4 heads (with its
+# causal mask and its dropout at 1 and 4) or a flash block of 1 and 4 heads (with the mask at 4),
+# each optimizer of two; and, with a layer norm after the hidden layer (backward() then runs on
+# the host), two stacks at batches 64 and 256 with the same layers. fit-layers.R reads the pass
+# pool's growth off them, to the byte.
+grid_attention_pools_gpu <- function() {
+  after <- c("none", rep("attention", 3), rep(c("attention_causal", "attention_dropout"), 2),
+             "flash", "flash", "flash_causal")
+  heads <- c(1, 1, 2, 4, 1, 1, 4, 4, 1, 4, 4)
+  graph <- expand.grid(k = seq_along(after), optimizer = c("adam", "sgd"),
+                       batch = c(64, 128, 256),
+                       widths = c("128-256-10", "64-512-10", "64-128-10"),
+                       stringsAsFactors = FALSE)
+  graph$after <- after[graph$k]
+  graph$heads <- heads[graph$k]
+  host_after <- c("layer_norm", paste0("layer_norm+", c("attention", "attention", "attention",
+                                                        "attention_causal", "attention_dropout",
+                                                        "flash", "flash_causal")))
+  host_heads <- c(1, 1, 2, 4, 4, 4, 4, 4)
+  host <- expand.grid(k = seq_along(host_after), optimizer = "sgd", batch = c(64, 256),
+                      widths = c("128-256-10", "64-512-10"), stringsAsFactors = FALSE)
+  host$after <- host_after[host$k]
+  host$heads <- host_heads[host$k]
+  g <- rbind(graph, host)
+  g$k <- NULL
+  cbind(g, activation = "relu", loss = "softmax_cross_entropy", device = "gpu",
+        stringsAsFactors = FALSE)
+}
+# The causal mask in resident mode: the fit grid's attentions with the mask (measure-alloc.R
+# pairs them with the attentions of grid_attention_fit_gpu()).
+grid_attention_causal_gpu <- function() {
+  g <- grid_attention_fit_gpu()
+  g <- g[g$after == "attention", ]
+  g$after <- "attention_causal"
+  rownames(g) <- NULL
+  g
+}
+grid_flash_fit_gpu <- function() {
+  cbind(grid_flash_fit(), device = "gpu", stringsAsFactors = FALSE)
+}
+grid_attention_holdout_gpu <- function() {
+  g <- grid_attention_holdout()
+  g$after[c(2L, 5L)] <- sub("attention", "attention_causal", g$after[c(2L, 5L)], fixed = TRUE)
+  g$after[c(3L, 6L)] <- sub("attention", "attention_dropout", g$after[c(3L, 6L)], fixed = TRUE)
+  cbind(g, device = "gpu", stringsAsFactors = FALSE)
+}
+
 # Attention dropout (measure-long.R --after=attention_dropout: ag_multihead_attention(dropout =
 # 0.1)): its rule is ag_dropout()'s, counted on each head's pairs (the same code, R/ag_layers.R
 # of ggmlR 0.8.8.1, lines 750-758 against 184-188), so nothing is fitted on these: each run

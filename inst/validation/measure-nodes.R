@@ -52,7 +52,7 @@ source(file.path(here, "harness.R"))
 opt <- read_args(list(widths = "16,8,4", batch = "2", optimizer = "sgd", activation = "relu",
                       loss = "mse", variant = "grads", steps = "10", after = "none",
                       grid = "", out = "", fit = "", once = "", device = "cpu",
-                      only = "", layers = ""))
+                      only = "", layers = "", heads = "1"))
 
 # The configurations: every optimizer and loss on stacks of 1, 2, 3 and 5 layers; the other
 # activations; the losses at two output widths and two batches; the layers of issue 16 after the
@@ -61,7 +61,8 @@ grid_nodes <- function() {
   row <- function(widths, batch = 2, optimizer = "sgd", activation = "relu", loss = "mse",
                   variant = "grads", after = "none") {
     data.frame(widths = widths, batch = batch, optimizer = optimizer, activation = activation,
-               loss = loss, variant = variant, after = after, stringsAsFactors = FALSE)
+               loss = loss, variant = variant, after = after, heads = 1,
+               stringsAsFactors = FALSE)
   }
   depths <- c("16-4", "16-8-4", "16-8-8-4", "16-8-8-8-8-4")
   g <- list()
@@ -121,8 +122,9 @@ measure_one <- function(opt) {
     invisible(NULL)
   }
   set.seed(1L)
-  warm_w <- warm_widths(widths, after)
-  warm <- ag_sequential(build_layers(warm_w, opt$activation, after))
+  warm_w <- warm_widths(widths, after, as.integer(opt$heads))
+  heads <- as.integer(opt$heads)
+  warm <- ag_sequential(build_layers(warm_w, opt$activation, after, heads = heads))
   warm_opt <- new_optimizer(warm$parameters(), opt$optimizer)
   warm_data <- make_matrices(warm_w, 8L, opt$loss)
   for (i in 1:3) one_step(warm, warm_opt, warm_data$x, warm_data$y, 1:2)
@@ -131,7 +133,7 @@ measure_one <- function(opt) {
   # measure-long.R's baseline: two collections, then the model
   invisible(gc(reset = TRUE))
   start <- gc(reset = TRUE)
-  model <- ag_sequential(build_layers(widths, opt$activation, after))
+  model <- ag_sequential(build_layers(widths, opt$activation, after, heads = heads))
   optimizer <- new_optimizer(model$parameters(), opt$optimizer)
   for (i in 1:3) one_step(model, optimizer, data$x, data$y, sample(4L * batch, batch))
   first <- gc()
@@ -160,13 +162,32 @@ measure_one <- function(opt) {
 # first three again with R's defaults; the table, one row per run.
 measure_grid <- function(out, device = "cpu", only = "") {
   g <- grid_nodes()
-  # On device "gpu", the ops whose backward is the graph's (design/layers.md): the dense stacks
-  # and a dropout alone.
-  if (device == "gpu") g <- g[g$after %in% c("none", "dropout"), ]
+  # On device "gpu", the ops whose backward is the graph's (design/layers.md): the dense stacks,
+  # a dropout alone, and (--only=attention) the attention's runs at 1, 2 and 4 heads, with its
+  # causal mask and its dropout at 1 and 4 (--only=flash: below).
+  if (device == "gpu") {
+    att <- g[g$after == "attention", ]
+    g <- g[g$after %in% c("none", "dropout"), ]
+    one <- function(layer, heads) {
+      r <- att
+      r$after <- layer
+      r$heads <- heads
+      r
+    }
+    if (identical(only, "attention")) {
+      g <- rbind(one("attention", 1), one("attention", 2), one("attention", 4),
+                 one("attention_causal", 1), one("attention_causal", 4),
+                 one("attention_dropout", 1), one("attention_dropout", 4))
+    }
+    # --only=flash: a flash block of 1 and 4 heads, and of 4 with its causal mask.
+    if (identical(only, "flash")) {
+      g <- rbind(one("flash", 1), one("flash", 4), one("flash_causal", 4))
+    }
+  }
   runs <- rbind(cbind(g, triggers = "raised", stringsAsFactors = FALSE),
                 cbind(g[1:3, ], triggers = "default", stringsAsFactors = FALSE))
   # --only: the runs with that layer alone (fitted over a first table, --layers).
-  if (nzchar(only)) runs <- runs[runs$after == only, ]
+  if (nzchar(only)) runs <- runs[startsWith(runs$after, only), ]
   rscript <- file.path(R.home("bin"), "Rscript")
   rows <- lapply(seq_len(nrow(runs)), function(i) {
     r <- runs[i, ]
@@ -175,7 +196,7 @@ measure_grid <- function(out, device = "cpu", only = "") {
            paste0("--batch=", r$batch), paste0("--optimizer=", r$optimizer),
            paste0("--activation=", r$activation), paste0("--loss=", r$loss),
            paste0("--variant=", r$variant), paste0("--after=", r$after),
-           paste0("--device=", device))
+           paste0("--heads=", r$heads), paste0("--device=", device))
     res <- suppressWarnings(system2(rscript, a, stdout = TRUE, stderr = TRUE, env = env))
     fields <- result_fields(res)
     if (is.null(fields)) {
@@ -245,7 +266,7 @@ counted_runs <- function(tab) {
   counted <- tab[tab$triggers == "raised" & tab$n_gc == 0 & tab$variant == "grads", ]
   counted$ops <- lapply(seq_len(nrow(counted)), function(i) {
     spec <- run_spec(counted$widths[i], counted$activation[i], counted$loss[i],
-                     counted$after[i])
+                     counted$after[i], 0, field_of(counted, "heads", i, 1))
     list(ops = agmem:::spec_ops(spec)$ops, tensors = length(spec$shapes))
   })
   counted
@@ -293,12 +314,24 @@ fit_nodes <- function(path, once = "", layers = "") {
     over <- lr$nodes_step - vapply(seq_len(nrow(lr)), function(i) {
       sum(design(lr[i, ]) * known)
     }, 0)
-    for (k in setdiff(unique(unlist(lapply(lr$ops, `[[`, "ops"))), all_ops)) {
-      n <- vapply(lr$ops, function(o) sum(o$ops == k), 0)
-      cat(sprintf("  %-40s %.0f (over the figures above, %d runs: %s a step more)\n", k,
-                  sum(over * n) / sum(n^2), nrow(lr),
-                  paste(sprintf("%.0f", over), collapse = ", ")))
+    # The new ops by least squares on what their runs made over the figures above (ops that
+    # always come together fitted as one, the first named carrying them; an op whose count
+    # grows with the batch, per op and sample too).
+    new_ops <- setdiff(unique(unlist(lapply(lr$ops, `[[`, "ops"))), all_ops)
+    nx <- t(vapply(seq_len(nrow(lr)), function(i) {
+      o <- lr$ops[[i]]$ops
+      n <- vapply(new_ops, function(k) sum(o == k), 0)
+      c(n, stats::setNames(n * lr$batch[i], paste0(new_ops, " per sample")))
+    }, numeric(2L * length(new_ops))))
+    nfit <- stats::lm.fit(nx, over)
+    for (k in names(nfit$coefficients)) {
+      v <- nfit$coefficients[[k]]
+      cat(sprintf("  %-40s %s\n", k, if (is.na(v)) "always with another op: 0" else
+        sprintf("%.0f", v)))
     }
+    cat(sprintf("  (over the figures above, %d runs: %s a step more; residuals %.0f to %.0f)\n",
+                nrow(lr), paste(sprintf("%.0f", over), collapse = ", "),
+                min(nfit$residuals), max(nfit$residuals)))
   }
   if (nzchar(once)) {
     o <- utils::read.csv(once, stringsAsFactors = FALSE)

@@ -99,10 +99,11 @@ if (nzchar(opt$from_csv)) {
               flash_fit = cbind(grid_flash_fit(), device = "cpu"),
               activations_softmax = cbind(grid_activations_softmax(), device = "cpu"),
               activations_softmax_gpu = cbind(grid_activations_softmax(), device = "gpu"),
+              attention_pools_gpu = grid_attention_pools_gpu(),
               stop("`--grid` must be fit, holdout, large, subset, layers_fit, layers_fit_gpu, ",
                    "layers_holdout, layers_eval_fit, embed_fit, embed_three, attention_fit, ",
-                   "attention_wide, attention_causal_fit, flash_fit, activations_softmax or ",
-                   "activations_softmax_gpu",
+                   "attention_wide, attention_causal_fit, flash_fit, activations_softmax, ",
+                   "activations_softmax_gpu or attention_pools_gpu",
                    call. = FALSE))
   if (nzchar(opt$out) && file.exists(opt$out)) stop("`--out` exists already: ", opt$out)
   t0 <- proc.time()[["elapsed"]]
