@@ -14,8 +14,8 @@
 #' as the op `"flash_attention"`, `d_model` units per sample, whatever the
 #' heads. With `causal = TRUE`, ggmlR builds a `seq x seq` mask for the call,
 #' kept for the backward pass: one op more, `"flash_causal"`, whose units are
-#' the pairs of the sequence. Both were measured on device `"cpu"` only; on
-#' device `"gpu"` the call runs resident, and agmem lists it as not modelled.
+#' the pairs of the sequence. On device `"gpu"` the call runs resident: the
+#' fused op and its gradients in the pass pool, the mask in f16.
 #'
 #' @param d_model The rows of `q`, `k` and `v` (the block's width): a positive
 #'   whole number.

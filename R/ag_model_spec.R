@@ -38,9 +38,12 @@
 #' scores (on every pair of the sequence). A call of ggmlR's fused
 #' `ag_flash_attention()` in a block of your own, described by
 #' [ag_flash_attention_call()], is one op of `d_model` per sample, and with
-#' `causal = TRUE` one more, its mask (on every pair of the sequence). The
-#' attentions were measured on device `"cpu"` only: on device `"gpu"`,
-#' [ag_training_memory()] and the planners list them as not modelled.
+#' `causal = TRUE` one more, its mask (on every pair of the sequence). An
+#' attention of one head has one op more, `"attention_one_head"` (its head goes
+#' to the output projection without a concatenation, which the device's pass
+#' pool shows). On device `"gpu"` every op of the attentions is one ggmlR's
+#' graph backward takes, so the step stays on the device unless another layer
+#' sends it to the host.
 #' On device `"gpu"` a batch norm, a layer norm or an embedding sends ggmlR's
 #' `backward()` to the host (their records have no op): the pass pool then
 #' holds the forward alone (an embedding's table without the copy a matmul

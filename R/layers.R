@@ -222,7 +222,8 @@ read_attention <- function(layer, i, arg, ...) {
        ops = c("attention_slices", "attention", rep("attention_head", heads),
                if (causal) rep("attention_causal", heads),
                if (dropout) rep("attention_dropout", heads),
-               if (heads > 1) c("attention_concat", rep("attention_block", heads))),
+               if (heads > 1) c("attention_concat", rep("attention_block", heads)) else
+                 "attention_one_head"),
        tensors = layer_tensors(layer, i, arg))
 }
 

@@ -95,6 +95,7 @@ const agmem_op agmem_ops[] = {
     {"attention_dropout", AGMEM_OP_PAIRS, "dropout"},
     {"attention_concat", AGMEM_OP_TABLE, NULL},
     {"attention_block", AGMEM_OP_LAYER, NULL},
+    {"attention_one_head", AGMEM_OP_LAYER, NULL},
     {"attention_causal", AGMEM_OP_PAIRS, NULL},
     {"flash_attention", AGMEM_OP_LAYER, NULL},
     {"flash_causal", AGMEM_OP_PAIRS, NULL},
@@ -402,6 +403,11 @@ const agmem_unit_rule agmem_unit_rules[] = {
      "and sample of an attention of more than one head, the three-step peak once R collects; "
      "allocated per step (Rprofmem()): the head's block of d_model rows in the concatenation "
      "and the sum it goes into (R/ag_layers.R:836-843), and their gradients", 57.32},
+    {"attention_one_head", CPU, AGMEM_ACTIVATIONS, HOST, 0, MEASURED,
+     "issue #16 measurement (attention's fit grids, fit-layers.R): per unit of d_model and "
+     "sample of an attention of one head, whose .ag_row_concat() returns the head as it is "
+     "(R/ag_layers.R:819): nothing over the projections' figure, which was fitted on one head "
+     "and on several (the term is device \"gpu\"'s)"},
     {"attention_causal", CPU, AGMEM_ACTIVATIONS, HOST, 0, MEASURED,
      "issue #16 measurement (causal fit grid, fit-layers.R): per head and pair of samples of "
      "an attention called with causal_mask = TRUE, the three-step peak once R collects: "
@@ -471,6 +477,61 @@ const agmem_unit_rule agmem_unit_rules[] = {
      "product (R/ag_layers.R:185-189) and g * mask in the backward graph "
      "(R/ag_backward_graph.R:654)", 0, AGMEM_BACKWARD_GRAPH},
 
+    /* The attentions with the graph backward (every op ag_multihead_attention() and
+       ag_flash_attention() record is one it emits: matmul, transpose, scale, softmax, mul, add,
+       slice_rows, concat_rows, flash_attn; R/ag_backward_graph.R:272-275). Measured with
+       measure-one.R on device "gpu" (measurements-attention-pools-gpu.csv, validate.R
+       --grid=attention_pools_gpu: 64-128-10, 128-256-10 and 64-512-10 alone and with an
+       attention of 1, 2 and 4 heads after the hidden layer, batches 64, 128 and 256, with its
+       causal mask and its dropout; and with a flash block of 1 and 4 heads; fitted by
+       fit-layers.R): what the pass pool grows by is, to the byte, 56 h b^2 + (104 d + 4) b +
+       56 d^2 + 4 d for one head, and 56 h b^2 + 80 d b + (32 d + 4) h b + 64 d^2 + 4 d for
+       h > 1 heads (d = d_model, b = the batch, the sequence). The parameters' 8 bytes each
+       (their rules above) leave the rows below; the 4 bytes per head and sample are not
+       counted (at most 4 KB at 4 heads and batch 256), nor 4 per bias scalar that the
+       parameter rules count over. */
+    {"attention", GPU, AGMEM_ACTIVATIONS, DEVICE, 80, MEASURED,
+     "issue #16 measurement (measure-one.R, pass pool): per unit of d_model and sample, Q, K "
+     "and V, each head's slices of them and its output, W_o's product and the bias "
+     "(R/ag_layers.R:712-771), f32, and their gradients in the backward graph", 0,
+     AGMEM_BACKWARD_GRAPH},
+    {"attention_one_head", GPU, AGMEM_ACTIVATIONS, DEVICE, 24, MEASURED,
+     "issue #16 measurement (measure-one.R, pass pool): per unit of d_model and sample of an "
+     "attention of one head, 104 in all against 80 with more heads: its head goes to W_o "
+     "without a concatenation (R/ag_layers.R:819)", 0, AGMEM_BACKWARD_GRAPH},
+    {"attention_head", GPU, AGMEM_ACTIVATIONS, DEVICE, 56, MEASURED,
+     "issue #16 measurement (measure-one.R, pass pool): per head and pair of samples, the "
+     "scores, their scaling, the transposes around the softmax, the softmax and the transpose "
+     "the weighted sum reads (R/ag_layers.R:735-763), f32, and their gradients", 0,
+     AGMEM_BACKWARD_GRAPH},
+    {"attention_slices", GPU, AGMEM_STEP_TRANSIENTS, DEVICE, 24, MEASURED,
+     "issue #16 measurement (measure-one.R, pass pool): per d_model x d_model unit, over the "
+     "parameter rules' 8 for each of W_q, W_k, W_v and W_o: the constant slice matrices' f32 "
+     "upload (3 d_model^2, R/ag_layers.R:806-811) and their transposes in the backward graph", 0,
+     AGMEM_BACKWARD_GRAPH},
+    {"attention_concat", GPU, AGMEM_STEP_TRANSIENTS, DEVICE, 8, MEASURED,
+     "issue #16 measurement (measure-one.R, pass pool): per d_model x d_model unit of an "
+     "attention of more than one head, the constant matrices that place each head's rows "
+     "(R/ag_layers.R:838-839, 842), f32, and their transposes in the backward graph", 0,
+     AGMEM_BACKWARD_GRAPH},
+    {"attention_block", GPU, AGMEM_ACTIVATIONS, DEVICE, 32, MEASURED,
+     "issue #16 measurement (measure-one.R, pass pool): per head, unit of d_model and sample "
+     "of an attention of more than one head, the head's block of d_model rows and the sum it "
+     "goes into (R/ag_layers.R:842-843), f32, and their gradients", 0, AGMEM_BACKWARD_GRAPH},
+    {"attention_causal", GPU, AGMEM_ACTIVATIONS, DEVICE, 8, MEASURED,
+     "issue #16 measurement (measure-one.R, pass pool: 8.00 per head and pair in every "
+     "configuration): the mask's f32 upload and the masked scores (R/ag_layers.R:869); "
+     "the sum's gradient passes through", 0, AGMEM_BACKWARD_GRAPH},
+    {"flash_attention", GPU, AGMEM_ACTIVATIONS, DEVICE, 64, MEASURED,
+     "issue #16 measurement (measure-one.R, pass pool: a flash block grows it by 128 per unit "
+     "of d_model and sample whatever the heads, its four ag_linear() 64 of it): the fused op's "
+     "f32 result and the gradients of Q, K and V in the backward graph "
+     "(R/ag_backward_graph.R:705-720)", 0, AGMEM_BACKWARD_GRAPH},
+    {"flash_causal", GPU, AGMEM_ACTIVATIONS, DEVICE, 2, MEASURED,
+     "issue #16 measurement (measure-one.R, pass pool: 2.00 per pair of samples whatever the "
+     "heads): the causal mask, kept in f16 as the fused kernel reads it", 0,
+     AGMEM_BACKWARD_GRAPH},
+
     /* ---- device "gpu": the pass pool when backward() runs on the host (a batch norm or a
        layer norm in the model, AGMEM_BACKWARD_HOST): the forward's f32 results alone, as no
        backward tensor is made on the device (R/autograd.R:1004-1031). Measured with
@@ -515,6 +576,50 @@ const agmem_unit_rule agmem_unit_rules[] = {
      "issue #16 measurement (pass pool; its backward is always on the host): its output, a "
      "host ag_tensor (R/ag_layers.R:440), uploaded when the next op reads it "
      "(R/ag_device.R:2065), f32", 0},
+    /* The attentions in a model whose backward runs on the host (a transformer block's layer
+       norm): measure-one.R on device "gpu", 128-256-10 and 64-512-10 with a layer norm after the
+       hidden layer, alone and with an attention of 1, 2 and 4 heads (with its causal mask and its
+       dropout at 4) or a flash block of 4 heads, batches 64 and 256: the pass pool grows, to the
+       byte, by 24 h b^2 + 48 d b + 40 d^2 for one head and 24 h b^2 + (44 + 8 h) d b + 48 d^2
+       for h > 1 (the parameters' transposed copies, 4 bytes each above, leave the rows below);
+       the forward's f32 results alone. */
+    {"attention", GPU, AGMEM_ACTIVATIONS, DEVICE, 44, MEASURED,
+     "issue #16 measurement (measure-one.R, pass pool, backward on the host): per unit of "
+     "d_model and sample, the f32 results of the projections, the heads' slices and outputs, "
+     "W_o's product and the bias (R/ag_layers.R:712-771)", 0, AGMEM_BACKWARD_HOST},
+    {"attention_one_head", GPU, AGMEM_ACTIVATIONS, DEVICE, 4, MEASURED,
+     "issue #16 measurement (measure-one.R, pass pool, backward on the host): per unit of "
+     "d_model and sample of an attention of one head, 48 in all against 44 with more heads "
+     "(R/ag_layers.R:819)", 0, AGMEM_BACKWARD_HOST},
+    {"attention_head", GPU, AGMEM_ACTIVATIONS, DEVICE, 24, MEASURED,
+     "issue #16 measurement (measure-one.R, pass pool, backward on the host): per head and "
+     "pair of samples, the f32 scores, their scaling, the softmax and its transposes "
+     "(R/ag_layers.R:735-763)", 0, AGMEM_BACKWARD_HOST},
+    {"attention_slices", GPU, AGMEM_STEP_TRANSIENTS, DEVICE, 24, MEASURED,
+     "issue #16 measurement (measure-one.R, pass pool, backward on the host): per d_model x "
+     "d_model unit, over the parameter rules' 4 for each of W_q, W_k, W_v and W_o: the slice "
+     "matrices' f32 upload (R/ag_layers.R:806-811) and the transposed copy the product makes "
+     "of each", 0, AGMEM_BACKWARD_HOST},
+    {"attention_concat", GPU, AGMEM_STEP_TRANSIENTS, DEVICE, 8, MEASURED,
+     "issue #16 measurement (measure-one.R, pass pool, backward on the host): per d_model x "
+     "d_model unit of an attention of more than one head, the matrices that place each "
+     "head's rows (R/ag_layers.R:838-839, 842) and their transposed copies", 0,
+     AGMEM_BACKWARD_HOST},
+    {"attention_block", GPU, AGMEM_ACTIVATIONS, DEVICE, 8, MEASURED,
+     "issue #16 measurement (measure-one.R, pass pool, backward on the host): per head, unit "
+     "of d_model and sample of an attention of more than one head, the head's f32 block and "
+     "the sum it goes into (R/ag_layers.R:842-843)", 0, AGMEM_BACKWARD_HOST},
+    {"attention_causal", GPU, AGMEM_ACTIVATIONS, DEVICE, 8, MEASURED,
+     "issue #16 measurement (measure-one.R, pass pool, backward on the host: 8.00 per head and "
+     "pair): the mask's f32 upload and the masked scores (R/ag_layers.R:869)", 0,
+     AGMEM_BACKWARD_HOST},
+    {"flash_attention", GPU, AGMEM_ACTIVATIONS, DEVICE, 24, MEASURED,
+     "issue #16 measurement (measure-one.R, pass pool, backward on the host: a flash block "
+     "grows it by 56 per unit of d_model and sample, its four ag_linear() 32 of it): the fused "
+     "op's f32 result and what it reads", 0, AGMEM_BACKWARD_HOST},
+    {"flash_causal", GPU, AGMEM_ACTIVATIONS, DEVICE, 2, MEASURED,
+     "issue #16 measurement (measure-one.R, pass pool, backward on the host: 2.00 per pair "
+     "of samples): the causal mask in f16", 0, AGMEM_BACKWARD_HOST},
     {"dropout", GPU, AGMEM_ACTIVATIONS, DEVICE, 8, MEASURED,
      "issue #16 measurement (pass pool, backward on the host): the f32 mask's upload and "
      "ag_mul()'s product (R/ag_layers.R:185-189)", 0, AGMEM_BACKWARD_HOST},
@@ -555,6 +660,57 @@ const agmem_unit_rule agmem_unit_rules[] = {
      "allocated per step, fitted on the three-step pairs under it: the input's download, "
      "runif(), the comparison, the scaled mask and its matrix() copy, the mask's upload "
      "(R/ag_layers.R:183-189)", 90.68, AGMEM_BACKWARD_GRAPH},
+    /* The attentions in resident mode with the graph backward, on the host: fitted by
+       fit-layers.R on the fit grids run in resident mode (measurements-attention-fit-gpu.csv,
+       100 steps; measurements-attention-alloc-gpu.csv, Rprofmem() over a step), per term, a
+       term fitted below 0 dropped: the three-step peak once R collects is bounded by the bytes
+       live at full collections (agmem_live_rules), which a three-step run was not measured for;
+       the scores stay on the device. */
+    {"attention", GPU, AGMEM_ACTIVATIONS, HOST, 26.45, MEASURED,
+     "issue #16 measurement (attention's fit grids in resident mode, fit-layers.R): per unit of "
+     "d_model and sample, the bytes live at full collections; allocated per step (Rprofmem()): "
+     "the downloads of Q, K and V (.ag_data(), R/ag_layers.R:717-718, 802) and the gradients "
+     "backward() hands back", 15.59, AGMEM_BACKWARD_GRAPH},
+    {"attention_one_head", GPU, AGMEM_ACTIVATIONS, HOST, 6.09, MEASURED,
+     "issue #16 measurement (attention's fit grids in resident mode, fit-layers.R): per head, "
+     "unit of d_model and sample, as attention_block's (each head reads its slices of Q, K and "
+     "V the same way whatever the heads)", 11.58, AGMEM_BACKWARD_GRAPH},
+    {"attention_block", GPU, AGMEM_ACTIVATIONS, HOST, 6.09, MEASURED,
+     "issue #16 measurement (attention's fit grids in resident mode, fit-layers.R): per head, "
+     "unit of d_model and sample, the bytes live at full collections; allocated per step "
+     "(Rprofmem()): the head's slices and its download for the concatenation "
+     "(R/ag_layers.R:802, 822)", 11.58, AGMEM_BACKWARD_GRAPH},
+    {"attention_head", GPU, AGMEM_ACTIVATIONS, HOST, 0, MEASURED,
+     "issue #16 measurement (attention's fit grids in resident mode, fit-layers.R): the scores "
+     "and the softmax stay on the device; no per-pair term fits on the host", 0,
+     AGMEM_BACKWARD_GRAPH},
+    {"attention_slices", GPU, AGMEM_STEP_TRANSIENTS, HOST, 0, MEASURED,
+     "issue #16 measurement (attention's fit grids in resident mode, fit-layers.R): per d_model "
+     "x d_model unit, over the parameter rules (device \"gpu\"'s host figures per parameter, "
+     "which count the attention's 4 d_model^2 weights): fitted below 0, written 0", 0,
+     AGMEM_BACKWARD_GRAPH},
+    {"attention_concat", GPU, AGMEM_STEP_TRANSIENTS, HOST, 11.81, MEASURED,
+     "issue #16 measurement (attention's fit grids in resident mode, fit-layers.R): per d_model "
+     "x d_model unit of an attention of more than one head, the bytes live at full "
+     "collections (the placement matrices on the tape, R/ag_layers.R:838-839); allocated per "
+     "step (Rprofmem())", 7.52, AGMEM_BACKWARD_GRAPH},
+    {"attention_causal", GPU, AGMEM_ACTIVATIONS, HOST, 8, MEASURED,
+     "issue #16 measurement (fit-layers.R) and source: per head and pair of samples, the seq x "
+     "seq doubles R builds for the mask and keeps on the tape (.ag_causal_mask(), "
+     "R/ag_layers.R:860-870), 8 B a pair from the source; allocated per step (Rprofmem(), "
+     "measurements-attention-causal-alloc-gpu.csv: 32.01 to 32.88 per head and pair): the mask "
+     "and its conversion for the upload", 32.03, AGMEM_BACKWARD_GRAPH},
+    {"flash_attention", GPU, AGMEM_ACTIVATIONS, HOST, 0, MEASURED,
+     "issue #16 measurement (flash fit grid in resident mode, fit-layers.R): per unit of "
+     "d_model and sample over its block's four ag_linear() at the table's figures, allocated "
+     "per step (Rprofmem()): fitted below 0, written 0; the fused op's operands and results "
+     "stay on the device (R/ag_backward_graph.R:705-725); no run collected in full, so the "
+     "three-step peak once R collects is written 0 too", 0, AGMEM_BACKWARD_GRAPH},
+    {"flash_causal", GPU, AGMEM_ACTIVATIONS, HOST, 8, MEASURED,
+     "issue #16 measurement (fit-layers.R) and source: per pair of samples, the seq x seq "
+     "doubles of the mask R builds and keeps for the backward (.ag_flash_mask(), "
+     "R/ag_flash_attn.R:83-96), 8 B a pair from the source; allocated per step (Rprofmem())",
+     18.09, AGMEM_BACKWARD_GRAPH},
 };
 const R_xlen_t agmem_n_unit_rules = sizeof agmem_unit_rules / sizeof agmem_unit_rules[0];
 
@@ -939,6 +1095,55 @@ const agmem_live_rule agmem_live_rules[] = {
      "issue #15 measurement (long fit grid in resident mode): per output unit and sample with "
      "ag_softmax_cross_entropy_loss(); the step's largest: 76.22; nodes: its own over "
      "ag_cross_entropy_loss()'s, and per sample", 0, 76.22, 250, 16},
+    /* The attentions in resident mode with the graph backward (fit-layers.R on
+       measurements-attention-fit-gpu.csv and -alloc-gpu.csv; see the unit rules): the bytes
+       live at full collections and what the allocator keeps, fitted per term (one below 0
+       dropped); the step's largest, not measured (a step under gctorture() takes minutes in
+       resident mode), bounded by the bytes live and those a step allocates. Nodes:
+       measure-nodes.R --device=gpu --only=attention (measurements-nodes-attention-gpu.csv, 28
+       runs, residuals -88 to 26 nodes a step): 24 286 an attention, 45 544 a head, 4 835 fewer
+       with one head (written as a head's 40 709 and each block's 4 835 with more than one). */
+    {GPU, ANY, "attention", 26.45,
+     "issue #16 measurement (attention's fit grids in resident mode, fit-layers.R): per unit of "
+     "d_model and sample, the downloads of Q, K and V and the gradients R holds; retained by "
+     "the allocator: 50.40; the step's largest, bounded: 42.04", 50.40, 42.04, 0, 0},
+    {GPU, ANY, "attention_one_head", 6.09,
+     "issue #16 measurement (attention's fit grids in resident mode, fit-layers.R): as "
+     "attention_block's, per unit of d_model and sample of its one head; retained: 9.43; the "
+     "step's largest, bounded: 17.67", 9.43, 17.67, 0, 0},
+    {GPU, ANY, "attention_block", 6.09,
+     "issue #16 measurement (attention's fit grids in resident mode, fit-layers.R): per head, "
+     "unit of d_model and sample; retained: 9.43; the step's largest, bounded: 17.67; nodes: "
+     "the head's placement and sum", 9.43, 17.67, 4835, 0},
+    {GPU, ANY, "attention_head", 0,
+     "issue #16 measurement (attention's fit grids in resident mode, fit-layers.R): its scores "
+     "live on the device; nodes: the head's slices, scores, softmax and weighted sum, each op "
+     "and its graph objects", 0, 0, 40709, 0},
+    {GPU, ANY, "attention_slices", 0,
+     "issue #16 measurement (attention's fit grids in resident mode, fit-layers.R): fitted "
+     "below 0 per d_model x d_model unit, written 0; nodes: the attention's projections and "
+     "their graph objects, once", 0, 0, 24286, 0},
+    {GPU, ANY, "attention_concat", 11.81,
+     "issue #16 measurement (attention's fit grids in resident mode, fit-layers.R): per d_model "
+     "x d_model unit of an attention of more than one head; retained: fitted below 0, written "
+     "0; the step's largest, bounded: 19.33", 0, 19.33, 0, 0},
+    {GPU, ANY, "attention_causal", 8,
+     "issue #16 source (R/ag_layers.R:860-870): per head and pair of samples, the mask's doubles "
+     "on the tape; retained by the allocator: not measured in resident mode, 0; the step's "
+     "largest, bounded by the bytes live and the 32.03 a step allocates (Rprofmem()): 40.03; "
+     "nodes (measure-nodes.R --only=attention): 4339 a head and 3 a head and sample", 0, 40.03,
+     4339, 3},
+    {GPU, ANY, "flash_attention", 0,
+     "issue #16 measurement (flash fit grid in resident mode, fit-layers.R): per unit of "
+     "d_model and sample, no run collected in full: its tensors stay on the device, 0; "
+     "retained by the allocator: 11.06; the step's largest, bounded by what a step allocates: "
+     "0; nodes (measure-nodes.R --device=gpu --only=flash, measurements-nodes-flash-gpu.csv, "
+     "residuals -82 to 20): the call's R code and graph objects", 11.06, 0, 5205, 0},
+    {GPU, ANY, "flash_causal", 8,
+     "issue #16 source (R/ag_flash_attn.R:83-96): per pair of samples, the mask's doubles kept "
+     "for the backward; retained by the allocator: 11.27 (fit-layers.R); the step's largest, "
+     "bounded by the bytes live and the 18.09 a step allocates: 26.09; nodes: 172, and 10 a "
+     "sample", 11.27, 26.09, 172, 10},
 };
 const R_xlen_t agmem_n_live_rules = sizeof agmem_live_rules / sizeof agmem_live_rules[0];
 

@@ -618,3 +618,195 @@ cat(if (abs(gpu_unit$bytes[gpu_unit$op %in% "softmax"] - round(sg_fig)) < 0.5) {
 } else {
   "softmax's row on device \"gpu\" differs from src/rules.c\n"
 })
+
+# ---- the attentions in resident mode (device "gpu") ----
+# Every op an attention or a flash call records is one ggmlR's graph backward emits
+# (R/ag_backward_graph.R:272-275), so in resident mode the step runs on the device unless another
+# layer sends it to the host.
+# The pools: measurements-attention-pools-gpu.csv (validate.R --grid=attention_pools_gpu, three
+# steps each): agmem's device figure against the pools measured, run by run, and what the pass
+# pool grows by over the stack alone, by least squares on its terms (d = d_model, b = the batch,
+# h = the heads): per unit and sample (lin), per unit and sample of one head (one), per head,
+# unit and sample of more than one (blocks), per head and sample (hb), per head and pair
+# (pairs), per d^2 unit (square), and per d^2 of more than one head (concat); less the
+# parameters' share (8 bytes each with the graph backward, 4 with the host's).
+gp_runs <- read_runs_csv(file.path(here, "measurements-attention-pools-gpu.csv"))
+gp_dev <- vapply(seq_len(nrow(gp_runs)), function(i) {
+  spec <- run_spec(gp_runs$widths[i], gp_runs$activation[i], gp_runs$loss[i], gp_runs$after[i], 0,
+                   gp_runs$heads[i])
+  agmem::ag_training_memory(spec, gp_runs$batch[i], gp_runs$optimizer[i], "gpu", quiet = TRUE,
+                            steps = 3)$device_peak
+}, 0)
+gp_miss <- gp_dev - (gp_runs$pass_pool + gp_runs$persistent_pool)
+cat(sprintf(paste0("\nthe attentions in resident mode: agmem's device figure less the pools ",
+                   "measured, %d runs of three steps: %.0f to %.0f bytes (%.3f%% to %.3f%%)\n"),
+            nrow(gp_runs), min(gp_miss), max(gp_miss),
+            100 * min(gp_miss / gp_dev), 100 * max(gp_miss / gp_dev)))
+pool_terms <- function(p) {
+  d <- vapply(p$hidden, sum, 0)
+  multi <- p$heads > 1
+  data.frame(lin = d * p$batch, one = (!multi) * d * p$batch,
+             blocks = multi * p$heads * d * p$batch, hb = p$heads * p$batch,
+             pairs = p$heads * p$batch^2, square = d^2, concat = multi * d^2)
+}
+pools_csv <- file.path(here, "measurements-attention-pools-gpu.csv")
+for (path in c("graph", "host")) {
+  base <- if (path == "graph") "none" else "layer_norm"
+  gpp <- paired(pools_csv, function(m) m$after == base,
+                function(m) m$after == sub("^none\\+", "", paste0(base, "+attention")))
+  share <- if (path == "graph") 8 else 4
+  y <- (gpp$p$pass_pool - gpp$b$pass_pool) - share * 4 * vapply(gpp$p$hidden, sum, 0)^2
+  fit_pool <- stats::lm.fit(as.matrix(pool_terms(gpp$p)), y)
+  cat(sprintf("  pass pool with the %s backward, %d pairs (largest residual %.2f bytes):\n",
+              path, nrow(gpp$p), max(abs(fit_pool$residuals))))
+  print(round(fit_pool$coefficients, 2))
+}
+
+# The host in resident mode with the graph backward: R holds the attention's downloads (Q and K
+# for their widths, the whole of Q, K and V for each head's slice, the heads for their
+# concatenation), the slice and placement matrices and the graph's R objects; the scores stay on
+# the device. Pairs of measurements-attention-fit-gpu.csv (validate-long.R --grid=
+# attention_fit_gpu: the fit grids' stacks alone and with an attention, 100 steps; a step under
+# gctorture() takes minutes in resident mode, so the step's largest live heap is not measured)
+# and measurements-attention-alloc-gpu.csv (Rprofmem() over one step: measure-alloc.R
+# --grid=attention_fit_gpu), over the stack's figures and the parameters' (device "gpu"'s per
+# parameter), by least squares on the terms lin (d b), hlin (h d b: each head's slices read the
+# whole of Q, K and V; "attention_block" with more than one head, "attention_one_head" with
+# one), square (d^2) and concat (d^2 with more than one head), a term that fits below 0 dropped
+# and the rest fitted again (a layer frees nothing): the bytes allocated per step, the bytes
+# live at full collections (the runs that collected in full) and what the allocator keeps over
+# R's heap peak. Not measured, so bounded: the step's largest live heap, by the bytes live and
+# those the step allocates; the three-step peak once R collects, by the bytes live.
+nn_fit <- function(y, x) {
+  k <- is.finite(y)
+  x <- x[k, , drop = FALSE]
+  y <- y[k]
+  keep <- colnames(x)
+  repeat {
+    co <- stats::lm.fit(x[, keep, drop = FALSE], y)$coefficients
+    if (all(co >= 0) || length(keep) == 1L) break
+    keep <- keep[-which.min(co)]
+  }
+  stats::setNames(ifelse(colnames(x) %in% keep, pmax(co[match(colnames(x), keep)], 0), 0),
+                  colnames(x))
+}
+host_terms <- function(p) {
+  d <- vapply(p$hidden, sum, 0)
+  multi <- p$heads > 1
+  as.matrix(data.frame(lin = d * p$batch, hlin = p$heads * d * p$batch, square = d^2,
+                       concat = multi * d^2))
+}
+g_live <- rules$live[rules$live$device == "gpu", ]
+g_param <- function(opts, col) {
+  vapply(opts, function(o) g_live[[col]][is.na(g_live$op) & g_live$optimizer == o], 0)
+}
+hq <- paired(file.path(here, "measurements-attention-fit-gpu.csv"),
+             function(m) m$after == "none", function(m) m$after == "attention")
+hp <- hq$p
+hb <- hq$b
+h_kept <- gpu_over(hp) - gpu_over(hb) - hp$dparams * g_param(hp$optimizer, "retained")
+h_base_live <- vapply(seq_len(nrow(hp)), function(i) {
+  spec <- run_spec(hp$widths[i], hp$activation[i], hp$loss[i], "none", 0, 1)
+  agmem::ag_training_memory(spec, hp$batch[i], hp$optimizer[i], "gpu",
+                            quiet = TRUE)$host_regime$live
+}, 0)
+h_live <- (hp$live_full - hp$heap0) - h_base_live - hp$dparams * g_param(hp$optimizer, "bytes")
+ha <- paired(file.path(here, "measurements-attention-alloc-gpu.csv"),
+             function(m) m$after == "none", function(m) m$after == "attention")
+h_alloc <- (ha$p$alloc - ha$b$alloc) -
+  ha$p$dparams * vapply(ha$p$optimizer, param_host, 0, col = "alloc_step", device = "gpu")
+hfit <- rbind(alloc_step = nn_fit(h_alloc, host_terms(ha$p)),
+              bytes = nn_fit(h_live, host_terms(hp)),
+              retained = nn_fit(h_kept, host_terms(hp)))
+hfit <- rbind(hfit, step_max = hfit["bytes", ] + hfit["alloc_step", ],
+              three_bytes = hfit["bytes", ])
+cat(sprintf(paste0("  the host with the graph backward: %d pairs of 100-step runs (%d collected in ",
+                   "full), %d pairs by Rprofmem()\n"), nrow(hp), sum(is.finite(h_live)),
+            nrow(ha$p)))
+print(round(hfit, 2))
+# The table's rows on device "gpu" with the graph backward: "attention" takes lin, the head's
+# block (and the one head's) hlin, the slices square and the concatenation concat.
+g_ops <- c(lin = "attention", hlin = "attention_block", square = "attention_slices",
+           concat = "attention_concat")
+g_unit <- rules$unit[rules$unit$device == "gpu" & rules$unit$where == "host" &
+                       rules$unit$backward == "graph", ]
+g_tab <- rbind(
+  alloc_step = g_unit$alloc_step[match(g_ops, g_unit$op)],
+  bytes = g_live$bytes[match(g_ops, g_live$op)],
+  retained = g_live$retained[match(g_ops, g_live$op)],
+  step_max = g_live$step_max[match(g_ops, g_live$op)],
+  three_bytes = g_unit$bytes[match(g_ops, g_unit$op)]
+)
+one <- c(g_unit$alloc_step[g_unit$op %in% "attention_one_head"],
+         g_live$bytes[g_live$op %in% "attention_one_head"],
+         g_live$retained[g_live$op %in% "attention_one_head"],
+         g_live$step_max[g_live$op %in% "attention_one_head"],
+         g_unit$bytes[g_unit$op %in% "attention_one_head"])
+g_att_off <- !isTRUE(all(abs(g_tab - round(hfit, 2)) <= 0.0051)) ||
+  !isTRUE(all(abs(one - round(hfit[, "hlin"], 2)) <= 0.0051))
+cat(if (g_att_off) "the attention's rows on device \"gpu\" differ from src/rules.c\n" else
+  "src/rules.c holds the attention's figures on device \"gpu\"\n")
+
+# The flash call in resident mode, on the host: pairs of measurements-flash-fit-gpu.csv
+# (validate-long.R --grid=flash_fit_gpu, 100 steps) and measurements-flash-alloc-gpu.csv
+# (Rprofmem(): measure-alloc.R --grid=flash_fit_gpu), as fp() pairs them: the call over the
+# stack with the block's four ag_linear(w, w) at the table's figures (their parameters at device
+# "gpu"'s, their products at "matmul" and "add"), per unit of d_model and sample; the mask over
+# the same block without it, per pair of samples; each through the origin, below 0 written 0.
+# The mask's live bytes are the seq x seq doubles R builds for it and keeps for the backward
+# (.ag_flash_mask(), R/ag_flash_attn.R:83-96): 8 a pair, from the source.
+g_lin <- function(col, tab = g_live) sum(tab[[col]][tab$op %in% c("matmul", "add")])
+gf <- fp(file.path(here, "measurements-flash-fit-gpu.csv"))
+gfa <- fp(file.path(here, "measurements-flash-alloc-gpu.csv"))
+gfc <- fp(file.path(here, "measurements-flash-fit-gpu.csv"), causal = TRUE)
+gfca <- fp(file.path(here, "measurements-flash-alloc-gpu.csv"), causal = TRUE)
+gf_base_live <- vapply(seq_len(nrow(gf$p)), function(i) {
+  spec <- run_spec(gf$p$widths[i], gf$p$activation[i], gf$p$loss[i], "none", 0, 1)
+  agmem::ag_training_memory(spec, gf$p$batch[i], gf$p$optimizer[i], "gpu",
+                            quiet = TRUE)$host_regime$live
+}, 0)
+gf_live <- (gf$p$live_full - gf$p$heap0) - gf_base_live -
+  gf$p$dparams * g_param(gf$p$optimizer, "bytes") - 4 * gf$p$lin * g_lin("bytes")
+gf_kept <- gpu_over(gf$p) - gpu_over(gf$b) - gf$p$dparams * g_param(gf$p$optimizer, "retained") -
+  4 * gf$p$lin * g_lin("retained")
+g_lin_alloc <- sum(g_unit$alloc_step[g_unit$op %in% c("matmul", "add")]) +
+  sum(rules$unit$alloc_step[rules$unit$device == "gpu" & rules$unit$where == "host" &
+                              rules$unit$backward == "any" & rules$unit$op %in% c("matmul", "add")])
+gf_alloc <- (gfa$p$alloc - gfa$b$alloc) -
+  gfa$p$dparams * vapply(gfa$p$optimizer, param_host, 0, col = "alloc_step", device = "gpu") -
+  4 * gfa$p$lin * g_lin_alloc
+pos <- function(x) if (is.finite(x)) max(x, 0) else NA_real_
+gffit <- cbind(
+  flash_attention = c(alloc_step = pos(through(gfa$p$lin, gf_alloc)),
+                      bytes = pos(through(gf$p$lin, gf_live)),
+                      retained = pos(through(gf$p$lin, gf_kept))),
+  flash_causal = c(alloc_step = pos(through(gfca$p$pairs, gfca$p$alloc - gfca$b$alloc)),
+                   bytes = 8,
+                   retained = pos(through(gfc$p$pairs, gpu_over(gfc$p) - gpu_over(gfc$b))))
+)
+gffit <- rbind(gffit, step_max = gffit["bytes", ] + gffit["alloc_step", ],
+               three_bytes = gffit["bytes", ])
+cat(sprintf(paste0("  the flash call on the host with the graph backward: %d pairs of 100-step ",
+                   "runs (%d collected in full), %d with the mask and without; %d and %d pairs by ",
+                   "Rprofmem()\n"), nrow(gf$p), sum(is.finite(gf_live)), nrow(gfc$p),
+            nrow(gfa$p), nrow(gfca$p)))
+print(round(gffit, 2))
+
+# The causal mask in resident mode, on the host: the seq x seq doubles R builds for each head
+# (.ag_causal_mask(), R/ag_layers.R:860-870) and keeps on the tape until the step ends, 8 a pair
+# from the source; allocated per step, per head and pair, from Rprofmem() over a step of the fit
+# grid's attentions with the mask (measurements-attention-causal-alloc-gpu.csv: measure-alloc.R
+# --grid=attention_causal_gpu) against the same without it (measurements-attention-alloc-gpu.csv).
+gca <- read_runs_csv(file.path(here, "measurements-attention-causal-alloc-gpu.csv"))
+gca_b <- read_runs_csv(file.path(here, "measurements-attention-alloc-gpu.csv"))
+gca_b <- gca_b[gca_b$after == "attention", ]
+gca_b <- gca_b[match(paste(gca$widths, gca$batch, gca$heads),
+                     paste(gca_b$widths, gca_b$batch, gca_b$heads)), ]
+gca_pairs <- gca$heads * gca$batch^2
+gca_d <- (gca$alloc - gca_b$alloc) / gca_pairs
+gcfit <- c(alloc_step = pos(through(gca_pairs, gca$alloc - gca_b$alloc)), bytes = 8)
+gcfit <- c(gcfit, step_max = gcfit[["bytes"]] + gcfit[["alloc_step"]])
+cat(sprintf(paste0("  the causal mask on the host with the graph backward: allocated %.2f to %.2f ",
+                   "per head and pair (%d pairs by Rprofmem())\n"), min(gca_d), max(gca_d),
+            length(gca_d)))
+print(round(gcfit, 2))

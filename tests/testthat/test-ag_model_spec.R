@@ -123,11 +123,25 @@ test_that("an attention is read as its projections and one op per head", {
   expect_identical(flat$units[flat$ops == "attention_head"], rep(1, 4))
   expect_identical(flat$units[flat$ops == "attention_slices"], 256)
   # With more than one head, their concatenation: d_model x d_model constant units, and a block
-  # of d_model per sample for each head; one head is its own output.
+  # of d_model per sample for each head; one head is its own output, which the device's pass
+  # pool shows: an op of d_model per sample.
   expect_identical(flat$units[flat$ops == "attention_concat"], 256)
   expect_identical(flat$units[flat$ops == "attention_block"], rep(16, 4))
+  expect_false("attention_one_head" %in% flat$ops)
   one <- ag_model_spec(attn_layer(16, 1))
-  expect_identical(one$ops[[1]], c("attention_slices", "attention", "attention_head"))
+  expect_identical(one$ops[[1]], c("attention_slices", "attention", "attention_head",
+                                   "attention_one_head"))
+  expect_identical(agmem:::spec_ops(one)$units[agmem:::spec_ops(one)$ops ==
+                                                 "attention_one_head"], 16)
+  # On device "gpu" the pass pool shows it (measure-one.R, to the byte but 4 bytes a head and
+  # sample): two heads of d_model 16 over one hold 56 b^2 + 40 d b + 8 d^2 more.
+  pools <- function(heads, b) {
+    ag_training_memory(ag_model_spec(attn_layer(16, heads)), b, device = "gpu",
+                       quiet = TRUE)$device_peak
+  }
+  for (b in c(64, 256)) {
+    expect_equal(pools(2, b) - pools(1, b), 56 * b^2 + 40 * 16 * b + 8 * 16^2)
+  }
   expect_match(format(spec), "attention_slices, attention, attention_head x4", all = FALSE)
   # The heads' scores grow with the square of the batch, its sequence.
   high <- function(b) suppressWarnings(ag_training_memory(spec, b, quiet = TRUE))$host_high

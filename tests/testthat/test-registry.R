@@ -52,21 +52,19 @@ test_that("every op has rules on the CPU, every rule names an op, and the regist
   expect_identical(reg("op_devices")[["attention_dropout"]], reg("op_devices")[["dropout"]])
   expect_setequal(unique(rules$unit$op), own)
   expect_setequal(unique(rules$unit$op[rules$unit$device == "cpu"]), own)
-  # Of the ops of kind "layer", "table" and "pairs", batch norm (in both modes), dropout, layer
-  # norm and the embedding (its lookup and its table) were measured on the GPU too, the others
-  # on the CPU only; every other op is on every device. (An attention's dropout takes dropout's
-  # rules, but the attention's other ops have none there, so an attention is not modelled on
-  # the GPU.)
-  layer_ops <- reg("ops")$name[reg("ops")$kind %in% c("layer", "table", "pairs")]
-  gpu_layers <- c("batch_norm", "batch_norm_eval", "dropout", "layer_norm", "embedding",
-                  "embedding_table")
-  cpu_only <- setdiff(layer_ops, c(gpu_layers, "attention_dropout"))
-  expect_setequal(unique(rules$unit$op[rules$unit$device == "gpu"]), setdiff(own, cpu_only))
+  # Every op was measured on the GPU too: each has rules there, on every path of backward() it
+  # can take (the ops ggmlR records without an op only ever take the host's).
+  expect_setequal(unique(rules$unit$op[rules$unit$device == "gpu"]), own)
   expect_identical(names(reg("op_devices")), ops)
-  expect_identical(reg("op_devices")[cpu_only],
-                   stats::setNames(rep(list("cpu"), length(cpu_only)), cpu_only))
-  expect_identical(reg("op_devices")[gpu_layers],
-                   stats::setNames(rep(list(c("cpu", "gpu")), 6L), gpu_layers))
+  expect_identical(reg("op_devices"), stats::setNames(rep(list(c("cpu", "gpu")), length(ops)),
+                                                      ops))
+  paths <- reg("op_paths")
+  for (op in ops[!all_ops$host_backward]) {
+    expect_identical(paths[[op]][["gpu"]], c("graph", "host"), label = op)
+  }
+  for (op in ops[all_ops$host_backward]) {
+    expect_true("host" %in% paths[[op]][["gpu"]], label = op)
+  }
   expect_identical(reg("op_devices")[["matmul"]], c("cpu", "gpu"))
   # The ops ggmlR records without an op, which send backward() to the host; the rules that hold
   # on one path of it only are the device's.
@@ -97,12 +95,6 @@ test_that("the C code refuses a name the registry does not hold", {
                      class = "agmem_error_argument")
   expect_agmem_error(.Call(agmem:::agmem_training_memory, spec$shapes, 2, "gelu", 1, "adam",
                            "cpu", "f32", c(3, 0, 0)), "`ops`: element 1, \"gelu\", is not an op",
-                     class = "agmem_error_argument")
-  # An op with no rule for the device is refused by its name (spec_on_device() drops such a
-  # layer first).
-  expect_agmem_error(.Call(agmem:::agmem_training_memory, spec$shapes, 1, "attention_causal", 1,
-                           "adam", "gpu", "f32", c(3, 0, 0)),
-                     "`ops`: op \"attention_causal\" has no rule for device \"gpu\"",
                      class = "agmem_error_argument")
 })
 
