@@ -234,9 +234,13 @@ spec_on_device <- function(spec, device, dtype = "f32") {
     spec$ops[[i]] <- character(0)
     why <- c(
       if (length(elsewhere)) paste(format_ops(elsewhere), "measured on device \"cpu\" only"),
-      if (length(other_path)) {
+      if (length(other_path) && backward == "graph") {
         paste(format_ops(other_path), "measured there only with a batch norm, a layer norm or an",
               "embedding in the model, which sends backward() to the host")
+      } else if (length(other_path)) {
+        paste(format_ops(other_path), "measured there only with the graph backward, and this",
+              "model's", if (identical(dtype, "f32")) "layers send" else "dtype sends",
+              "backward() to the host")
       }
     )
     spec$uncovered <- c(spec$uncovered, sprintf(

@@ -433,3 +433,47 @@ test_that("a model description prints its layers, loss and what is not modelled"
   })
   expect_snapshot(error = TRUE, format(structure(list(1), class = "ag_model_spec")))
 })
+
+test_that("a layer whose ops have no rules for the device or its path is listed, not guessed", {
+  # Every op has rules on both devices now; a table without them (as a future ggmlR op would
+  # start out) is read from the registry, which is changed here for the test's length.
+  reg <- agmem:::registry
+  old <- mget(c("op_paths", "op_devices"), envir = reg)
+  on.exit(list2env(old, envir = reg), add = TRUE)
+  paths <- old$op_paths
+  paths$attention_causal <- list(cpu = c("graph", "host"))
+  paths$attention <- list(cpu = c("graph", "host"), gpu = "graph")
+  assign("op_paths", paths, envir = reg)
+  assign("op_devices", lapply(paths, names), envir = reg)
+  model <- list(fake_linear(8, 16, "relu"), ag_causal_attention(fake_attention(16, 2)),
+                fake_linear(16, 2))
+  expect_warning(m <- ag_training_memory(ag_model_spec(model), 64, device = "gpu", quiet = TRUE),
+                 class = "agmem_warning_lower_bound")
+  expect_match(m$uncovered, paste0("layer 2 \\(attention\\): not modelled on device \"gpu\" ",
+                                   "\\(attention_causal x2 measured on device \"cpu\" only; ",
+                                   "its parameters counted\\)"), all = FALSE)
+  expect_agmem_error(ag_max_batch_size(ag_model_spec(model), "64 MiB", device = "gpu"),
+                     "not modelled on device \"gpu\"", class = "agmem_error_unmodelled")
+  # With a layer norm the backward runs on the host, where the attention has no rules here.
+  ln <- fake_layer("ag_layer_norm", list(gamma = fake_tensor(c(16, 1)),
+                                         beta = fake_tensor(c(16, 1))))
+  normed <- ag_model_spec(list(fake_linear(8, 16, "relu"), ln, fake_attention(16, 2),
+                               fake_linear(16, 2)))
+  expect_warning(m <- ag_training_memory(normed, 64, device = "gpu", quiet = TRUE),
+                 class = "agmem_warning_lower_bound")
+  expect_match(m$uncovered, paste0("layer 3 \\(attention\\): not modelled on device \"gpu\" ",
+                                   "\\(attention measured there only with the graph backward, ",
+                                   "and this model's layers send backward\\(\\) to the host"),
+               all = FALSE)
+  # And so does a dtype the graph backward does not run in.
+  plain <- ag_model_spec(list(fake_linear(8, 16, "relu"), fake_attention(16, 2),
+                              fake_linear(16, 2)))
+  expect_warning(m <- ag_training_memory(plain, 64, device = "gpu", dtype = "f16", quiet = TRUE),
+                 class = "agmem_warning_lower_bound")
+  expect_match(m$uncovered, "and this model's dtype sends backward\\(\\) to the host",
+               all = FALSE)
+  # Restored, the same model is modelled on the graph's path.
+  list2env(old, envir = reg)
+  expect_identical(ag_training_memory(plain, 64, device = "gpu", quiet = TRUE)$uncovered,
+                   character(0))
+})
