@@ -22,7 +22,8 @@ opt <- read_args(list(widths = "64,32,8", batch = "16", optimizer = "adam", acti
                       seed = "1", device = "cpu", grid = "", out = ""))
 
 # --grid: each configuration of a grid of grids.R (attention_fit_gpu, flash_fit_gpu,
-# attention_causal_gpu: the attentions in resident mode) in a fresh R process, its RESULT fields written to the table --out.
+# attention_causal_gpu: the attentions in resident mode) in a fresh R process, its RESULT
+# fields written to the table --out.
 if (nzchar(opt$grid)) {
   source(file.path(here, "grids.R"))
   g <- switch(opt$grid, attention_fit_gpu = grid_attention_fit_gpu(),

@@ -122,8 +122,8 @@ measure_one <- function(opt) {
     invisible(NULL)
   }
   set.seed(1L)
-  warm_w <- warm_widths(widths, after, as.integer(opt$heads))
   heads <- as.integer(opt$heads)
+  warm_w <- warm_widths(widths, after, heads)
   warm <- ag_sequential(build_layers(warm_w, opt$activation, after, heads = heads))
   warm_opt <- new_optimizer(warm$parameters(), opt$optimizer)
   warm_data <- make_matrices(warm_w, 8L, opt$loss)
