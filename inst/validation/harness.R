@@ -1,5 +1,5 @@
 # harness.R: what the validation scripts share (measure-one.R, measure-long.R, measure-alloc.R,
-# validate.R, validate-long.R, plan-holds.R, fit-layers.R); each sources it.
+# measure-nodes.R, validate.R, validate-long.R, plan-holds.R, fit-layers.R); each sources it.
 
 # The script's arguments, --name=value, over the defaults in the list `opt` (strings); stops on
 # an argument it does not know.
@@ -231,6 +231,20 @@ new_optimizer <- function(params, name) {
 loss_function <- function(name) {
   switch(name, mse = ggmlR::ag_mse_loss, cross_entropy = ggmlR::ag_cross_entropy_loss,
          softmax_cross_entropy = ggmlR::ag_softmax_cross_entropy_loss)
+}
+
+# The command line that runs the measuring script at path `script` on one configuration `cfg` (a
+# grid's row or a list): "--<name>=<value>" for each name of `flags` that cfg has a value for
+# (widths written with commas, numbers in full), then those of `extra` (named values), which
+# win. A flag cfg lacks, or has NA, is left out, so the script keeps its default; one of extra
+# is always written (an NA one as "NA", which the script refuses).
+script_args <- function(script, cfg, flags, extra = list()) {
+  vals <- as.list(cfg)[intersect(flags, names(cfg))]
+  vals <- Filter(function(v) length(v) == 1L && !is.na(v), vals)
+  vals[names(extra)] <- extra
+  if (!is.null(vals$widths)) vals$widths <- gsub("-", ",", vals$widths, fixed = TRUE)
+  text <- vapply(vals, function(v) format(v, scientific = FALSE, trim = TRUE), "")
+  c(script, paste0("--", names(vals), "=", text))
 }
 
 # The fields of the one "RESULT,<name>=<value>,..." line among a measuring script's output lines

@@ -21,24 +21,24 @@ opt <- read_args(list(widths = "64,32,8", batch = "16", optimizer = "adam", acti
                       loss = "softmax_cross_entropy", after = "none", embed = "0", heads = "1",
                       seed = "1", device = "cpu", grid = "", out = ""))
 
-# --grid: each configuration of a grid of grids.R (attention_fit_gpu, flash_fit_gpu,
-# attention_causal_gpu: the attentions in resident mode) in a fresh R process, its RESULT
-# fields written to the table --out.
+# --grid: each configuration of a grid of grids.R (flash_fit on the CPU; attention_fit_gpu,
+# flash_fit_gpu, attention_causal_gpu: the attentions in resident mode) in a fresh R process, its
+# RESULT fields written to the table --out.
 if (nzchar(opt$grid)) {
   source(file.path(here, "grids.R"))
-  g <- switch(opt$grid, attention_fit_gpu = grid_attention_fit_gpu(),
+  g <- switch(opt$grid, flash_fit = cbind(grid_flash_fit(), device = "cpu"),
+              attention_fit_gpu = grid_attention_fit_gpu(),
               flash_fit_gpu = grid_flash_fit_gpu(),
               attention_causal_gpu = grid_attention_causal_gpu(),
-              stop("`--grid` must be attention_fit_gpu, flash_fit_gpu or attention_causal_gpu",
+              stop(paste("`--grid` must be flash_fit, attention_fit_gpu, flash_fit_gpu or",
+                         "attention_causal_gpu"),
                    call. = FALSE))
   rscript <- file.path(R.home("bin"), "Rscript")
   rows <- lapply(seq_len(nrow(g)), function(i) {
     r <- g[i, ]
-    a <- c(file.path(here, "measure-alloc.R"), paste0("--widths=", gsub("-", ",", r$widths)),
-           paste0("--batch=", r$batch), paste0("--optimizer=", r$optimizer),
-           paste0("--activation=", r$activation), paste0("--loss=", r$loss),
-           paste0("--after=", r$after), paste0("--heads=", r$heads),
-           paste0("--device=", r$device))
+    a <- script_args(file.path(here, "measure-alloc.R"), r,
+                     c("widths", "batch", "optimizer", "activation", "loss", "after", "heads",
+                       "device"))
     v <- result_fields(system2(rscript, a, stdout = TRUE, stderr = TRUE))
     if (is.null(v)) stop("measure-alloc.R failed: ", paste(a[-1L], collapse = " "))
     message(sprintf("%d/%d %s b%d %s h%s: %s bytes", i, nrow(g), r$widths, r$batch, r$after,

@@ -192,11 +192,9 @@ measure_grid <- function(out, device = "cpu", only = "") {
   rows <- lapply(seq_len(nrow(runs)), function(i) {
     r <- runs[i, ]
     env <- if (r$triggers == "raised") raised_triggers else character(0)
-    a <- c(file.path(here, "measure-nodes.R"), paste0("--widths=", gsub("-", ",", r$widths)),
-           paste0("--batch=", r$batch), paste0("--optimizer=", r$optimizer),
-           paste0("--activation=", r$activation), paste0("--loss=", r$loss),
-           paste0("--variant=", r$variant), paste0("--after=", r$after),
-           paste0("--heads=", r$heads), paste0("--device=", device))
+    a <- script_args(file.path(here, "measure-nodes.R"), r,
+                     c("widths", "batch", "optimizer", "activation", "loss", "variant", "after",
+                       "heads"), list(device = device))
     res <- suppressWarnings(system2(rscript, a, stdout = TRUE, stderr = TRUE, env = env))
     fields <- result_fields(res)
     if (is.null(fields)) {
@@ -235,10 +233,9 @@ measure_once <- function(out, device = "cpu") {
   if (device == "gpu") g <- g[g$after == "none", ]
   rscript <- file.path(R.home("bin"), "Rscript")
   allocated <- function(r, steps) {
-    a <- c(file.path(here, "measure-long.R"), paste0("--widths=", gsub("-", ",", r$widths)),
-           paste0("--batch=", r$batch), paste0("--optimizer=", r$optimizer),
-           paste0("--loss=", r$loss), paste0("--after=", r$after), paste0("--steps=", steps),
-           paste0("--device=", device))
+    a <- script_args(file.path(here, "measure-long.R"), r,
+                     c("widths", "batch", "optimizer", "loss", "after"),
+                     list(steps = steps, device = device))
     res <- suppressWarnings(system2(rscript, a, stdout = TRUE, stderr = TRUE,
                                     env = raised_triggers))
     v <- result_fields(res)

@@ -70,11 +70,9 @@ rows <- lapply(seq_len(nrow(plans)), function(i) {
                                                  data_size = data_size))
   out <- suppressWarnings(system2(
     file.path(R.home("bin"), "Rscript"),
-    c(file.path(here, "measure-long.R"), paste0("--widths=", gsub("-", ",", p$widths)),
-      paste0("--batch=", b), paste0("--optimizer=", p$optimizer),
-      paste0("--activation=", p$activation), paste0("--loss=", p$loss), "--steps=100",
-      paste0("--samples=", samples), paste0("--after=", p$after),
-      paste0("--embed=", p$embed), paste0("--heads=", p$heads)),
+    script_args(file.path(here, "measure-long.R"), p,
+                c("widths", "optimizer", "activation", "loss", "after", "embed", "heads"),
+                list(batch = b, steps = 100, samples = samples)),
     stdout = TRUE, stderr = TRUE))
   fields <- result_fields(out)
   peak <- if (is.null(fields)) NA_real_ else as.numeric(fields[["peak_100"]])

@@ -69,15 +69,9 @@ for (a in args) {
 # frame, or NULL (with a message) when the process failed.
 measure_long <- function(cfg, steps, torture = "false") {
   rscript <- file.path(R.home("bin"), "Rscript")
-  a <- c(file.path(here, "measure-long.R"), paste0("--widths=", gsub("-", ",", cfg$widths)),
-         paste0("--batch=", cfg$batch), paste0("--optimizer=", cfg$optimizer),
-         paste0("--activation=", cfg$activation), paste0("--loss=", cfg$loss),
-         paste0("--variant=", cfg$variant), paste0("--steps=", steps),
-         paste0("--torture=", torture),
-         paste0("--after=", if (is.null(cfg$after)) "none" else cfg$after),
-         paste0("--embed=", if (is.null(cfg$embed)) 0 else cfg$embed),
-         paste0("--heads=", if (is.null(cfg$heads)) 1 else cfg$heads),
-         paste0("--device=", if (is.null(cfg$device)) "cpu" else cfg$device))
+  a <- script_args(file.path(here, "measure-long.R"), cfg,
+                   c("widths", "batch", "optimizer", "activation", "loss", "variant", "after",
+                     "embed", "heads", "device"), list(steps = steps, torture = torture))
   out <- suppressWarnings(system2(rscript, a, stdout = TRUE, stderr = TRUE))
   vals <- result_fields(out)
   if (is.null(vals)) {

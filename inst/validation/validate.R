@@ -41,13 +41,9 @@ for (a in args) {
 # frame, or NULL (with a message) when the process failed.
 measure_config <- function(cfg) {
   rscript <- file.path(R.home("bin"), "Rscript")
-  a <- c(file.path(here, "measure-one.R"), paste0("--widths=", gsub("-", ",", cfg$widths)),
-         paste0("--batch=", cfg$batch), paste0("--optimizer=", cfg$optimizer),
-         paste0("--activation=", cfg$activation), paste0("--loss=", cfg$loss),
-         paste0("--device=", cfg$device),
-         paste0("--after=", if (is.null(cfg$after)) "none" else cfg$after),
-         paste0("--embed=", if (is.null(cfg$embed)) 0 else cfg$embed),
-         paste0("--heads=", if (is.null(cfg$heads)) 1 else cfg$heads))
+  a <- script_args(file.path(here, "measure-one.R"), cfg,
+                   c("widths", "batch", "optimizer", "activation", "loss", "device", "after",
+                     "embed", "heads"))
   out <- suppressWarnings(system2(rscript, a, stdout = TRUE, stderr = TRUE))
   vals <- result_fields(out)
   if (is.null(vals)) {
