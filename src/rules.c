@@ -414,13 +414,13 @@ const agmem_unit_rule agmem_unit_rules[] = {
      "fitted -8.43 (R's collections, not the mask, decide those peaks), written 0; allocated "
      "per step (Rprofmem()): the seq x seq mask and the masked scores (.ag_causal_mask(), "
      "R/ag_layers.R:860-870), 8 B a pair each", 16.02},
-    {"flash_attention", CPU, AGMEM_ACTIVATIONS, HOST, 310.40, MEASURED,
+    {"flash_attention", CPU, AGMEM_ACTIVATIONS, HOST, 310.69, MEASURED,
      "issue #16 measurement (flash fit grid, fit-layers.R): per unit of d_model and sample of a "
      "call of ag_flash_attention(), over its block's four ag_linear() at the table's figures, "
      "the three-step peak once R collects; allocated per step (Rprofmem()): Q, K and V split "
      "into their heads in R (array() and aperm() copies, R/ag_flash_attn.R:53-68), their "
      "as.numeric() uploads, the result and its join, and the same for the gradient and the "
-     "three gradients in the backward (R/ag_flash_attn.R:319-363, 125-230)", 254.73},
+     "three gradients in the backward (R/ag_flash_attn.R:319-363, 125-230)", 357.32},
     {"flash_causal", CPU, AGMEM_ACTIVATIONS, HOST, 0, MEASURED,
      "issue #16 measurement (flash fit grid, fit-layers.R): per pair of samples of a call of "
      "ag_flash_attention(causal = TRUE), the three-step peak once R collects: fitted -7.06, "
@@ -1020,18 +1020,18 @@ const agmem_live_rule agmem_live_rules[] = {
      "an attention called with causal_mask = TRUE, the step's largest live heap (the mask and "
      "the masked scores on the tape, and in the backward the scores' gradient through the "
      "sum), taken for the live bytes too; retained by the allocator: 9.13", 9.13, 32.01},
-    {CPU, ANY, "flash_attention", 12.30,
+    {CPU, ANY, "flash_attention", 37.36,
      "issue #16 measurement (flash fit grid, fit-layers.R): per unit of d_model and sample of a "
      "call of ag_flash_attention(), over its block's four ag_linear() at the table's figures, "
      "the bytes live at full collections (the pairs that collected in full); retained by the "
-     "allocator: 29.30 (the fused op's ggml buffers outside R's heap); the step's largest: "
-     "fitted -102.23 (the table's linear figures, fitted on dense stacks, count more than a "
-     "projection without activation keeps at that point), written 0", 29.30, 0},
+     "allocator: 36.09 (the fused op's ggml buffers outside R's heap); the step's largest: "
+     "fitted -79.79 (the table's linear figures, fitted on dense stacks, count more than a "
+     "projection without activation keeps at that point), written 0", 36.09, 0},
     {CPU, ANY, "flash_causal", 16.00,
      "issue #16 measurement (flash fit grid, fit-layers.R): per pair of samples of a call of "
      "ag_flash_attention(causal = TRUE), the step's largest live heap (the mask the backward "
      "keeps, and its upload's copy), taken for the live bytes too; retained by the allocator: "
-     "-4.71", -4.71, 16.00},
+     "12.73", 12.73, 16.00},
     /* Device "gpu" with the graph backward (resident mode): the host's figures, fitted by
        fit-long.R on the long fit grid run with ag_device("gpu") (measurements-long-fit-gpu.csv,
        measurements-step-max-gpu.csv), the nodes by measure-nodes.R --device=gpu

@@ -1,6 +1,6 @@
 # plan-holds.R: does a real run at the batch ag_max_batch_size() plans stay within its budget?
 #
-#   Rscript inst/validation/plan-holds.R [--margin=0.1] [--markdown] [--layers]
+#   Rscript inst/validation/plan-holds.R [--margin=0.1] [--markdown] [--layers] [--rows=9,10]
 #
 # For each model and budget below (none of them in the long fit grid), asks
 # ag_max_batch_size() for the batch, with the run's data set (8192 samples of input and target
@@ -9,7 +9,7 @@
 # peak within its budget, and at least 70% of it used. Exit status 1 when it is missed. With
 # --layers the models have batch norm, dropout or layer norm after each hidden layer (issue 16;
 # none of them in the layers' fit grid; and an embedding before a dense stack), read from the
-# ggmlR model by ag_model_spec().
+# ggmlR model by ag_model_spec(). --rows runs those rows of the table only (by number).
 # Needs ggmlR and agmem installed; Linux.
 
 here <- local({
@@ -62,6 +62,13 @@ if ("--layers" %in% args) {
   ))
 }
 
+rows_arg <- sub("^--rows=", "", grep("^--rows=", args, value = TRUE))
+if (length(rows_arg)) {
+  keep <- as.integer(strsplit(rows_arg[[1L]], ",", fixed = TRUE)[[1L]])
+  if (anyNA(keep) || any(keep < 1L | keep > nrow(plans)))
+    stop("`--rows` must be row numbers from 1 to ", nrow(plans), call. = FALSE)
+  plans <- plans[keep, ]
+}
 rows <- lapply(seq_len(nrow(plans)), function(i) {
   p <- plans[i, ]
   spec <- run_spec(p$widths, p$activation, p$loss, p$after, p$embed, p$heads)
