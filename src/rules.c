@@ -694,12 +694,14 @@ const agmem_unit_rule agmem_unit_rules[] = {
      "x d_model unit of an attention of more than one head, the bytes live at full "
      "collections (the placement matrices on the tape, R/ag_layers.R:838-839); allocated per "
      "step (Rprofmem())", 7.52, AGMEM_BACKWARD_GRAPH},
-    {"attention_causal", GPU, AGMEM_ACTIVATIONS, HOST, 8, MEASURED,
-     "issue #16 measurement (fit-layers.R) and source: per head and pair of samples, the seq x "
-     "seq doubles R builds for the mask and keeps on the tape (.ag_causal_mask(), "
-     "R/ag_layers.R:860-870), 8 B a pair from the source; allocated per step (Rprofmem(), "
-     "measurements-attention-causal-alloc-gpu.csv: 32.01 to 32.88 per head and pair): the mask "
-     "and its conversion for the upload", 32.03, AGMEM_BACKWARD_GRAPH},
+    {"attention_causal", GPU, AGMEM_ACTIVATIONS, HOST, 31.96, MEASURED,
+     "issue #16 measurement (causal fit grid in resident mode, fit-layers.R): per head and pair "
+     "of samples, the bytes live at full collections, taken for the three-step peak once R "
+     "collects: the seq x seq doubles R builds for the mask and keeps on the tape, the head's "
+     "scores it reads back and the mask's conversion for the upload (.ag_causal_mask(), "
+     "R/ag_layers.R:860-870); allocated per step (Rprofmem(), "
+     "measurements-attention-causal-alloc-gpu.csv: 32.01 to 32.88 per head and pair)", 32.03,
+     AGMEM_BACKWARD_GRAPH},
     {"flash_attention", GPU, AGMEM_ACTIVATIONS, HOST, 0, MEASURED,
      "issue #16 measurement (flash fit grid in resident mode, fit-layers.R): per unit of "
      "d_model and sample over its block's four ag_linear() at the table's figures, allocated "
@@ -1127,12 +1129,15 @@ const agmem_live_rule agmem_live_rules[] = {
      "issue #16 measurement (attention's fit grids in resident mode, fit-layers.R): per d_model "
      "x d_model unit of an attention of more than one head; retained: fitted below 0, written "
      "0; the step's largest, bounded: 19.33", 0, 19.33, 0, 0},
-    {GPU, ANY, "attention_causal", 8,
-     "issue #16 source (R/ag_layers.R:860-870): per head and pair of samples, the mask's doubles "
-     "on the tape; retained by the allocator: not measured in resident mode, 0; the step's "
-     "largest, bounded by the bytes live and the 32.03 a step allocates (Rprofmem()): 40.03; "
-     "nodes (measure-nodes.R --only=attention): 4339 a head and 3 a head and sample", 0, 40.03,
-     4339, 3},
+    {GPU, ANY, "attention_causal", 31.96,
+     "issue #16 measurement (causal fit grid in resident mode, fit-layers.R: 100-step runs, "
+     "measurements-attention-causal-gpu.csv, 26.7 to 37.1 a pair in the runs of 65 536 pairs "
+     "and more): per head and pair of samples, the bytes live at full collections over the "
+     "rules of the same attention without the mask (the mask, the scores read back into R and "
+     "the upload's conversion, R/ag_layers.R:860-870); retained by the allocator: fitted below "
+     "0, written 0; the step's largest, bounded by the bytes live and the 32.03 a step "
+     "allocates (Rprofmem()): 63.99; nodes (measure-nodes.R --only=attention): 4339 a head and "
+     "3 a head and sample", 0, 63.99, 4339, 3},
     {GPU, ANY, "flash_attention", 0,
      "issue #16 measurement (flash fit grid in resident mode, fit-layers.R): per unit of "
      "d_model and sample, no run collected in full: its tensors stay on the device, 0; "

@@ -781,11 +781,19 @@ cat(sprintf(paste0("  the flash call on the host with the graph backward: %d pai
             nrow(gfa$p), nrow(gfca$p)))
 print(round(gffit, 2))
 
-# The causal mask in resident mode, on the host: the seq x seq doubles R builds for each head
-# (.ag_causal_mask(), R/ag_layers.R:860-870) and keeps on the tape until the step ends, 8 a pair
-# from the source; allocated per step, per head and pair, from Rprofmem() over a step of the fit
-# grid's attentions with the mask (measurements-attention-causal-alloc-gpu.csv: measure-alloc.R
-# --grid=attention_causal_gpu) against the same without it (measurements-attention-alloc-gpu.csv).
+# The causal mask in resident mode, on the host, per head and pair of samples: allocated per step,
+# from Rprofmem() over a step of the fit grid's attentions with the mask
+# (measurements-attention-causal-alloc-gpu.csv: measure-alloc.R --grid=attention_causal_gpu)
+# against the same without it (measurements-attention-alloc-gpu.csv); live at full collections,
+# from 100-step runs of the same attentions with the mask (measurements-attention-causal-gpu.csv:
+# validate-long.R --grid=attention_causal_gpu) over what agmem's rules give the same model
+# without it (the runs without it seldom collect in full; through the origin, so the runs of
+# many pairs weigh most: at 64 samples the mask is a few kB among MB of error); kept by the
+# allocator, over the runs without it (measurements-attention-fit-gpu.csv); the step's largest
+# bounded by the bytes live and allocated, the three-step figure taken as the bytes live, as the
+# attention's rows in resident mode. Its source: the seq x seq doubles R builds
+# for the mask, keeps on the tape until the step ends (.ag_causal_mask(), R/ag_layers.R:860-870)
+# and converts for the upload, and the head's scores it reads back into R there.
 gca <- read_runs_csv(file.path(here, "measurements-attention-causal-alloc-gpu.csv"))
 gca_b <- read_runs_csv(file.path(here, "measurements-attention-alloc-gpu.csv"))
 gca_b <- gca_b[gca_b$after == "attention", ]
@@ -793,9 +801,38 @@ gca_b <- gca_b[match(paste(gca$widths, gca$batch, gca$heads),
                      paste(gca_b$widths, gca_b$batch, gca_b$heads)), ]
 gca_pairs <- gca$heads * gca$batch^2
 gca_d <- (gca$alloc - gca_b$alloc) / gca_pairs
-gcfit <- c(alloc_step = pos(through(gca_pairs, gca$alloc - gca_b$alloc)), bytes = 8)
-gcfit <- c(gcfit, step_max = gcfit[["bytes"]] + gcfit[["alloc_step"]])
+gcl <- read_runs_csv(file.path(here, "measurements-attention-causal-gpu.csv"))
+gcl_b <- read_runs_csv(file.path(here, "measurements-attention-fit-gpu.csv"))
+gcl_b <- gcl_b[gcl_b$after == "attention", ]
+gcl_b <- gcl_b[match(paste(gcl$widths, gcl$batch, gcl$heads),
+                     paste(gcl_b$widths, gcl_b$batch, gcl_b$heads)), ]
+gcl_pairs <- gcl$heads * gcl$batch^2
+gcl_full <- which(is.finite(gcl$live_full))
+gcl_rest <- vapply(gcl_full, function(i) {
+  spec <- run_spec(gcl$widths[i], gcl$activation[i], gcl$loss[i], "attention", 0, gcl$heads[i])
+  agmem::ag_training_memory(spec, gcl$batch[i], gcl$optimizer[i], "gpu",
+                            quiet = TRUE)$host_regime$live
+}, 0)
+gcl_live <- rep(NA_real_, nrow(gcl))
+gcl_live[gcl_full] <- (gcl$live_full[gcl_full] - gcl$heap0[gcl_full]) - gcl_rest
+gcfit <- c(alloc_step = pos(through(gca_pairs, gca$alloc - gca_b$alloc)),
+           bytes = pos(through(gcl_pairs, gcl_live)),
+           retained = pos(through(gcl_pairs, gpu_over(gcl) - gpu_over(gcl_b))))
+gcfit <- c(gcfit, step_max = gcfit[["bytes"]] + gcfit[["alloc_step"]],
+           three_bytes = gcfit[["bytes"]])
 cat(sprintf(paste0("  the causal mask on the host with the graph backward: allocated %.2f to %.2f ",
-                   "per head and pair (%d pairs by Rprofmem())\n"), min(gca_d), max(gca_d),
-            length(gca_d)))
+                   "per head and pair (%d pairs by Rprofmem()); live %.2f to %.2f over the rules ",
+                   "without it (%d of %d 100-step runs collected in full)\n"),
+            min(gca_d), max(gca_d), length(gca_d), min(gcl_live / gcl_pairs, na.rm = TRUE),
+            max(gcl_live / gcl_pairs, na.rm = TRUE), length(gcl_full), nrow(gcl)))
 print(round(gcfit, 2))
+gc_tab <- c(alloc_step = g_unit$alloc_step[g_unit$op %in% "attention_causal"],
+            bytes = g_live$bytes[g_live$op %in% "attention_causal"],
+            retained = g_live$retained[g_live$op %in% "attention_causal"],
+            step_max = g_live$step_max[g_live$op %in% "attention_causal"],
+            three_bytes = g_unit$bytes[g_unit$op %in% "attention_causal"])
+cat(if (!isTRUE(all(abs(gc_tab - round(gcfit[names(gc_tab)], 2)) <= 0.0051))) {
+  "the causal mask's rows on device \"gpu\" differ from src/rules.c\n"
+} else {
+  "src/rules.c holds the causal mask's figures on device \"gpu\"\n"
+})
