@@ -17,7 +17,8 @@
 #   (and --grid=embed_fit_gpu, embed_holdout_gpu: the same in resident mode)
 #   (and --grid=attention_fit, attention_holdout: ag_multihead_attention(); and
 #   attention_dropout_holdout and attention_dropout_step: the same with its attention dropout on;
-#   attention_causal_fit and attention_causal_holdout: the same called with a causal mask;
+#   attention_causal_fit and attention_causal_holdout: the same called with a causal mask, and
+#   attention_causal_gpu: the mask on the attention fit grid in resident mode;
 #   flash_fit and flash_holdout: a block around ag_flash_attention(); activations_fit,
 #   activations_softmax and activations_wide, activations_holdout: sigmoid, softmax and
 #   ag_cross_entropy_loss(), fitted by fit-layers.R; checkpoint: ag_checkpoint() around two
