@@ -794,19 +794,22 @@ print(round(gffit, 2))
 # attention's rows in resident mode. Its source: the seq x seq doubles R builds
 # for the mask, keeps on the tape until the step ends (.ag_causal_mask(), R/ag_layers.R:860-870)
 # and converts for the upload, and the head's scores it reads back into R there.
-gca <- read_runs_csv(file.path(here, "measurements-attention-causal-alloc-gpu.csv"))
-gca_b <- read_runs_csv(file.path(here, "measurements-attention-alloc-gpu.csv"))
-gca_b <- gca_b[gca_b$after == "attention", ]
-gca_b <- gca_b[match(paste(gca$widths, gca$batch, gca$heads),
-                     paste(gca_b$widths, gca_b$batch, gca_b$heads)), ]
-gca_pairs <- gca$heads * gca$batch^2
-gca_d <- (gca$alloc - gca_b$alloc) / gca_pairs
-gcl <- read_runs_csv(file.path(here, "measurements-attention-causal-gpu.csv"))
-gcl_b <- read_runs_csv(file.path(here, "measurements-attention-fit-gpu.csv"))
-gcl_b <- gcl_b[gcl_b$after == "attention", ]
-gcl_b <- gcl_b[match(paste(gcl$widths, gcl$batch, gcl$heads),
-                     paste(gcl_b$widths, gcl_b$batch, gcl_b$heads)), ]
-gcl_pairs <- gcl$heads * gcl$batch^2
+# The runs of csv `file` (attentions with the mask in resident mode) and, row for row, the same
+# attentions without it from csv `base`; `pairs`: each run's heads times its batch squared.
+causal_gpu_pairs <- function(file, base) {
+  p <- read_runs_csv(file.path(here, file))
+  b <- read_runs_csv(file.path(here, base))
+  b <- b[b$after == "attention", ]
+  b <- b[match(paste(p$widths, p$batch, p$heads), paste(b$widths, b$batch, b$heads)), ]
+  list(p = p, b = b, pairs = p$heads * p$batch^2)
+}
+gca <- causal_gpu_pairs("measurements-attention-causal-alloc-gpu.csv",
+                        "measurements-attention-alloc-gpu.csv")
+gca_d <- (gca$p$alloc - gca$b$alloc) / gca$pairs
+gcp <- causal_gpu_pairs("measurements-attention-causal-gpu.csv",
+                        "measurements-attention-fit-gpu.csv")
+gcl <- gcp$p
+gcl_pairs <- gcp$pairs
 gcl_full <- which(is.finite(gcl$live_full))
 gcl_rest <- vapply(gcl_full, function(i) {
   spec <- run_spec(gcl$widths[i], gcl$activation[i], gcl$loss[i], "attention", 0, gcl$heads[i])
@@ -815,9 +818,9 @@ gcl_rest <- vapply(gcl_full, function(i) {
 }, 0)
 gcl_live <- rep(NA_real_, nrow(gcl))
 gcl_live[gcl_full] <- (gcl$live_full[gcl_full] - gcl$heap0[gcl_full]) - gcl_rest
-gcfit <- c(alloc_step = pos(through(gca_pairs, gca$alloc - gca_b$alloc)),
+gcfit <- c(alloc_step = pos(through(gca$pairs, gca$p$alloc - gca$b$alloc)),
            bytes = pos(through(gcl_pairs, gcl_live)),
-           retained = pos(through(gcl_pairs, gpu_over(gcl) - gpu_over(gcl_b))))
+           retained = pos(through(gcl_pairs, gpu_over(gcl) - gpu_over(gcp$b))))
 gcfit <- c(gcfit, step_max = gcfit[["bytes"]] + gcfit[["alloc_step"]],
            three_bytes = gcfit[["bytes"]])
 cat(sprintf(paste0("  the causal mask on the host with the graph backward: allocated %.2f to %.2f ",
