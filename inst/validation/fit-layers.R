@@ -251,6 +251,15 @@ attn_fit <- function(p, y, keep = rep(TRUE, nrow(p))) {
 attn_table <- function(p, fig) {
   Reduce(`+`, lapply(names(a_ops), function(k) p[[k]] * fig[[a_ops[[k]]]]))
 }
+# Says whether src/rules.c's figures `table` are the fitted figures `written` (as written there,
+# to two decimals: within 0.0051 of each), naming `what` and, after it, `where` (a device).
+say_held <- function(table, written, what, where = "") {
+  cat(if (!isTRUE(all(abs(table - written) <= 0.0051))) {
+    sprintf("the %s's rows%s differ from src/rules.c\n", what, where)
+  } else {
+    sprintf("src/rules.c holds the %s's figures%s\n", what, where)
+  })
+}
 # Whether src/rules.c holds the figures `fit` (rows: step_max, bytes, retained from the live
 # rules; alloc_step and three_bytes, the unit rules' alloc_step and bytes; columns: ops), to two
 # decimals, a negative figure of the rows `zero` written 0 (the safe side); says which, naming
@@ -266,11 +275,7 @@ check_table <- function(fit, zero, what) {
   dim(tab) <- dim(fit)
   written <- round(fit, 2)
   written[zero, ] <- pmax(written[zero, , drop = FALSE], 0)
-  cat(if (!isTRUE(all(abs(tab - written) <= 0.0051))) {
-    sprintf("the %s's rows differ from src/rules.c\n", what)
-  } else {
-    sprintf("src/rules.c holds the %s's figures\n", what)
-  })
+  say_held(tab, written, what)
 }
 ap <- attn_pairs(file.path(here, c("measurements-attention-fit.csv",
                                    "measurements-attention-wide.csv")))
@@ -319,9 +324,7 @@ e_table <- c(vapply(c("adam", "sgd", "sgd_plain"), function(o) lt(o)$step_max, 0
              ut$alloc_step, ul$alloc_step, ut$bytes, ul$bytes)
 e_fitted <- c(pmax(efit["step_max", ], 0), efit["retained", ], efit3["alloc_step", ],
               efit3["three_bytes", ])
-e_off <- abs(e_table - round(e_fitted, 2)) > 0.0051
-cat(if (any(e_off)) "the embedding's rows differ from src/rules.c\n" else
-  "src/rules.c holds the embedding's figures\n")
+say_held(e_table, round(e_fitted, 2), "embedding")
 
 # The table agmem was built with, in the same order.
 table_fig <- rbind(
@@ -737,9 +740,7 @@ g_tab <- rbind(
   step_max = g_live$step_max[match(g_ops, g_live$op)],
   three_bytes = g_unit$bytes[match(g_ops, g_unit$op)]
 )
-g_att_off <- !isTRUE(all(abs(g_tab - round(hfit[, names(g_ops)], 2)) <= 0.0051))
-cat(if (g_att_off) "the attention's rows on device \"gpu\" differ from src/rules.c\n" else
-  "src/rules.c holds the attention's figures on device \"gpu\"\n")
+say_held(g_tab, round(hfit[, names(g_ops)], 2), "attention", " on device \"gpu\"")
 
 # The flash call in resident mode, on the host: pairs of measurements-flash-fit-gpu.csv
 # (validate-long.R --grid=flash_fit_gpu, 100 steps) and measurements-flash-alloc-gpu.csv
@@ -834,8 +835,4 @@ gc_tab <- c(alloc_step = g_unit$alloc_step[g_unit$op %in% "attention_causal"],
             retained = g_live$retained[g_live$op %in% "attention_causal"],
             step_max = g_live$step_max[g_live$op %in% "attention_causal"],
             three_bytes = g_unit$bytes[g_unit$op %in% "attention_causal"])
-cat(if (!isTRUE(all(abs(gc_tab - round(gcfit[names(gc_tab)], 2)) <= 0.0051))) {
-  "the causal mask's rows on device \"gpu\" differ from src/rules.c\n"
-} else {
-  "src/rules.c holds the causal mask's figures on device \"gpu\"\n"
-})
+say_held(gc_tab, round(gcfit[names(gc_tab)], 2), "causal mask", " on device \"gpu\"")
