@@ -47,7 +47,9 @@
 #' On device `"gpu"` a batch norm, a layer norm or an embedding sends ggmlR's
 #' `backward()` to the host (their records have no op): the pass pool then
 #' holds the forward alone (an embedding's table without the copy a matmul
-#' makes of a weight), and the host is counted as on device `"cpu"`. A dropout alone
+#' makes of a weight), and the host is counted as on device `"cpu"`, with
+#' figures of its own for what stays on the device (the forward's values, the
+#' weights and Adam's moments). A dropout alone
 #' keeps the graph backward there, with figures of its own. A
 #' dropout of rate 0 or in eval mode returns its input and costs nothing.
 #' The layers must chain: a layer that takes another width than the layer

@@ -198,7 +198,7 @@ enum { AGMEM_GC_STEPS, AGMEM_GC_ALLOC_SCALE, AGMEM_GC_ALLOC_OFFSET, AGMEM_GC_HEA
        AGMEM_GC_HEAP_START, AGMEM_GC_VSIZE, AGMEM_GC_MIN_FREE_FRAC, AGMEM_GC_GROW_FRAC,
        AGMEM_GC_GROW_INCR_FRAC, AGMEM_GC_GROW_INCR_MIN, AGMEM_GC_KEPT_EXCESS,
        AGMEM_GC_NODE_STEP, AGMEM_GC_NODE_ONCE, AGMEM_GC_NODE_BYTES, AGMEM_GC_NODE_HEADROOM,
-       AGMEM_GC_NODE_FREE, AGMEM_GC_NODE_APART, AGMEM_N_GC };
+       AGMEM_GC_NODE_FREE, AGMEM_GC_NODE_APART, AGMEM_GC_UNIT_SHARE, AGMEM_N_GC };
 /* The figures a device needs for each regime, as bit masks over AGMEM_GC_*: the first four,
    and the allocation figures with the last thirteen. */
 #define AGMEM_GC_FEW_STEPS ((1 << AGMEM_GC_STEPS) | (1 << AGMEM_GC_ALLOC_SCALE) | \
@@ -214,7 +214,11 @@ enum { AGMEM_GC_STEPS, AGMEM_GC_ALLOC_SCALE, AGMEM_GC_ALLOC_OFFSET, AGMEM_GC_HEA
    optimizer, or per unit and sample for an op, on a device; `retained` is the bytes per
    parameter, or per unit and sample, the C allocator keeps over R's heap; `step_max` the bytes
    live at the most of any point of a step (see rules.c); `nodes` the R cons cells a training step
-   allocates per op, or per parameter tensor (op NULL), and `nodes_sample` per op and sample. */
+   allocates per op, or per parameter tensor (op NULL), and `nodes_sample` per op and sample.
+   `backward` is AGMEM_BACKWARD_ANY for a row of the host's rules (device: the device whose host
+   rules they are, the model's host_device); a row of another path is a model's own (device: the
+   model's device, backward: its path), and its per-parameter rows take the place of the host
+   device's for their optimizer (model.c, agmem_model_read()). */
 typedef struct {
     int device, optimizer;
     const char *op;
@@ -223,11 +227,16 @@ typedef struct {
     double retained;
     double step_max;
     double nodes, nodes_sample;
+    int backward;
 } agmem_live_rule;
+/* A gc figure of a device's host. `backward` is AGMEM_BACKWARD_ANY for the host's figures of a
+   device (the model's host_device); a row of another path is a model's own (device: the model's
+   device, backward: its path) and takes the place of the host device's figure. */
 typedef struct {
     int device, figure;
     double value;
     const char *cite;
+    int backward;
 } agmem_gc_rule;
 
 /* rules.c */

@@ -330,6 +330,14 @@ static int unit_rule_applies(const agmem_model *m, const agmem_unit_rule *r, con
         strcmp(r->op, op) == 0;
 }
 
+/* Whether live rule r is a model's own row (a path other than AGMEM_BACKWARD_ANY) for model m:
+   m's device and backward path. m needs its device and backward. */
+static int own_live_rule(const agmem_live_rule *r, const agmem_model *m)
+{
+    return r->backward != AGMEM_BACKWARD_ANY && r->device == m->device &&
+        r->backward == m->backward;
+}
+
 /* The path ggmlR's backward() takes for a model of these ops (a character vector that
    check_ops() accepted): AGMEM_BACKWARD_HOST when one of them is recorded without an op
    (agmem_ops' host_backward), AGMEM_BACKWARD_GRAPH otherwise. Names agmem does not know, and NA,
@@ -380,7 +388,8 @@ void agmem_model_read(SEXP shapes, SEXP units, SEXP ops, SEXP optimizer, SEXP de
        ops (agmem_dtype_host_backward). */
     m->backward = agmem_dtype_host_backward[dt] ? AGMEM_BACKWARD_HOST : backward_path(ops);
     /* A backward on the host runs the whole step in R, as on device "cpu", whose host rules
-       the host then takes. */
+       the host then takes, but for the rules of the model's own device and path (the host
+       path in resident mode: agmem_gc_rules and agmem_live_rules). */
     m->host_device = m->backward == AGMEM_BACKWARD_HOST ? AGMEM_CPU : dev;
     add_param_rules(&m->fixed, params, opt, m, dt);
     m->n_ops = n_ops;
@@ -412,12 +421,23 @@ void agmem_model_read(SEXP shapes, SEXP units, SEXP ops, SEXP optimizer, SEXP de
     m->first = first;
     m->power = power;
     int seen = 0;
-    for (R_xlen_t i = 0; i < agmem_n_gc_rules; i++)
-        if (agmem_gc_rules[i].device == m->host_device ||
-            agmem_gc_rules[i].device == AGMEM_ANY) {
-            m->gc[agmem_gc_rules[i].figure] = agmem_gc_rules[i].value;
-            seen |= 1 << agmem_gc_rules[i].figure;
+    for (R_xlen_t i = 0; i < agmem_n_gc_rules; i++) {
+        const agmem_gc_rule *r = &agmem_gc_rules[i];
+        if (r->backward == AGMEM_BACKWARD_ANY &&
+            (r->device == m->host_device || r->device == AGMEM_ANY)) {
+            m->gc[r->figure] = r->value;
+            seen |= 1 << r->figure;
         }
+    }
+    /* the model's own figures, for its device and backward path, replace its host device's */
+    for (R_xlen_t i = 0; i < agmem_n_gc_rules; i++) {
+        const agmem_gc_rule *r = &agmem_gc_rules[i];
+        if (r->backward != AGMEM_BACKWARD_ANY && r->device == m->device &&
+            r->backward == m->backward) {
+            m->gc[r->figure] = r->value;
+            seen |= 1 << r->figure;
+        }
+    }
     m->has_gc = ((seen & AGMEM_GC_WHOLE_RUN) == AGMEM_GC_WHOLE_RUN ? AGMEM_HAS_WHOLE_RUN : 0) |
         ((seen & AGMEM_GC_FEW_STEPS) == AGMEM_GC_FEW_STEPS ? AGMEM_HAS_FEW_STEPS : 0);
     read_run(run, m);
@@ -432,11 +452,21 @@ void agmem_model_read(SEXP shapes, SEXP units, SEXP ops, SEXP optimizer, SEXP de
         kept[i] = 0.0;
         most[i] = 0.0;
     }
+    /* The model's own per-parameter rows, for its device and backward path, where the table has
+       them (agmem_live_rule): they replace the host device's. */
+    int own = 0;
+    for (R_xlen_t j = 0; j < agmem_n_live_rules; j++)
+        if (own_live_rule(&agmem_live_rules[j], m) && agmem_live_rules[j].op == NULL &&
+            (agmem_live_rules[j].optimizer == AGMEM_ANY || agmem_live_rules[j].optimizer == opt))
+            own = 1;
     for (R_xlen_t j = 0; j < agmem_n_live_rules; j++) {
         const agmem_live_rule *r = &agmem_live_rules[j];
-        if (r->device != m->host_device)
+        if (r->backward == AGMEM_BACKWARD_ANY ? r->device != m->host_device
+                                              : !own_live_rule(r, m))
             continue;
         if (r->op == NULL) {
+            if (own && r->backward == AGMEM_BACKWARD_ANY)
+                continue;
             if (r->optimizer == AGMEM_ANY || r->optimizer == opt) {
                 m->live_fixed = agmem_keep(m->live_fixed + agmem_keep(params * r->bytes));
                 m->retained = agmem_keep(m->retained + agmem_keep(params * r->retained));
@@ -447,11 +477,13 @@ void agmem_model_read(SEXP shapes, SEXP units, SEXP ops, SEXP optimizer, SEXP de
         }
         if (r->optimizer != AGMEM_ANY && r->optimizer != opt)
             continue;
+        /* the host device's rows count at the share the model's path holds of them */
+        double share = r->backward == AGMEM_BACKWARD_ANY ? m->gc[AGMEM_GC_UNIT_SHARE] : 1.0;
         for (R_xlen_t i = 0; i < n_ops; i++)
             if (strcmp(agmem_unit_rules[first[i]].op, r->op) == 0) {
-                live[i] += r->bytes;
-                kept[i] += r->retained;
-                most[i] += r->step_max;
+                live[i] += share * r->bytes;
+                kept[i] += share * r->retained;
+                most[i] += share * r->step_max;
                 m->nodes_fixed = agmem_keep(m->nodes_fixed + r->nodes);
                 m->nodes_sample = agmem_keep(m->nodes_sample + r->nodes_sample);
             }

@@ -16,14 +16,16 @@ static SEXP column(SEXP list, int col, SEXPTYPE type, R_xlen_t n)
     return v;
 }
 
-/* .Call entry of the internal training_rules(): the three tables of rules.c as a list of three
+/* .Call entry of the internal training_rules(): the four tables of rules.c as a list of four
    lists of columns. `param`: optimizer, device, dtype ("any" for a wildcard), component,
    where, bytes (per parameter), basis ("measured" or "source only"), cite, alloc_step,
    alloc_once and backward (the path of backward() the row holds on: "graph", "host" or "any").
    `unit`: op, device, component, where, bytes (per unit and sample), basis, cite, alloc_step and
-   backward. `gc`: device, figure, value and cite. `live`: device, optimizer ("any"), op (NA
-   for a per-parameter row), bytes, cite, retained, step_max, nodes (per op, or per parameter
-   tensor) and nodes_sample. Takes no argument. */
+   backward. `gc`: device, figure, value, cite and backward. `live`: device, optimizer ("any"),
+   op (NA for a per-parameter row), bytes, cite, retained, step_max, nodes (per op, or per
+   parameter tensor), nodes_sample and backward. A gc or live row of backward "any" is a
+   device's host figure; one of "host" or "graph" is a model's own on that device and path.
+   Takes no argument. */
 SEXP agmem_training_rules(void)
 {
     const char *outer[] = {"param", "unit", "gc", "live", ""};
@@ -31,9 +33,9 @@ SEXP agmem_training_rules(void)
                            "basis", "cite", "alloc_step", "alloc_once", "backward", ""};
     const char *ucols[] = {"op", "device", "component", "where", "bytes", "basis", "cite",
                            "alloc_step", "backward", ""};
-    const char *gcols[] = {"device", "figure", "value", "cite", ""};
+    const char *gcols[] = {"device", "figure", "value", "cite", "backward", ""};
     const char *lcols[] = {"device", "optimizer", "op", "bytes", "cite", "retained", "step_max",
-                           "nodes", "nodes_sample", ""};
+                           "nodes", "nodes_sample", "backward", ""};
     SEXP out = PROTECT(Rf_mkNamed(VECSXP, outer));
 
     R_xlen_t np = agmem_n_param_rules;
@@ -79,8 +81,8 @@ SEXP agmem_training_rules(void)
     R_xlen_t ng = agmem_n_gc_rules;
     SEXP g = Rf_mkNamed(VECSXP, gcols);
     SET_VECTOR_ELT(out, 2, g);
-    SEXP g_col[4];
-    for (int c = 0; c < 4; c++)
+    SEXP g_col[5];
+    for (int c = 0; c < 5; c++)
         g_col[c] = column(g, c, c == 2 ? REALSXP : STRSXP, ng);
     for (R_xlen_t i = 0; i < ng; i++) {
         const agmem_gc_rule *r = &agmem_gc_rules[i];
@@ -88,14 +90,15 @@ SEXP agmem_training_rules(void)
         SET_STRING_ELT(g_col[1], i, Rf_mkChar(agmem_gc_names[r->figure]));
         REAL(g_col[2])[i] = r->value;
         SET_STRING_ELT(g_col[3], i, Rf_mkChar(r->cite));
+        SET_STRING_ELT(g_col[4], i, Rf_mkChar(agmem_backward_names[r->backward]));
     }
 
     R_xlen_t nl = agmem_n_live_rules;
     SEXP l = Rf_mkNamed(VECSXP, lcols);
     SET_VECTOR_ELT(out, 3, l);
-    SEXP l_col[9];
-    for (int c = 0; c < 9; c++)
-        l_col[c] = column(l, c, (c == 3 || c >= 5) ? REALSXP : STRSXP, nl);
+    SEXP l_col[10];
+    for (int c = 0; c < 10; c++)
+        l_col[c] = column(l, c, (c == 3 || (c >= 5 && c <= 8)) ? REALSXP : STRSXP, nl);
     for (R_xlen_t i = 0; i < nl; i++) {
         const agmem_live_rule *r = &agmem_live_rules[i];
         SET_STRING_ELT(l_col[0], i, code_name(r->device, agmem_device_names));
@@ -107,6 +110,7 @@ SEXP agmem_training_rules(void)
         REAL(l_col[6])[i] = r->step_max;
         REAL(l_col[7])[i] = r->nodes;
         REAL(l_col[8])[i] = r->nodes_sample;
+        SET_STRING_ELT(l_col[9], i, Rf_mkChar(agmem_backward_names[r->backward]));
     }
     UNPROTECT(1);
     return out;

@@ -1,4 +1,4 @@
-/* rules.c: every byte count of ag_training_memory(), in three tables, and the lookups over them.
+/* rules.c: every byte count of ag_training_memory(), in four tables, and the lookups over them.
  *
  * A rule is a number of bytes that one unit of something costs during a training step of
  * ggmlR 0.8.8.1's autograd path, attributed to a component (weights, gradients, ...) and to a
@@ -9,7 +9,12 @@
  *     output width), a loss (units = the output width of the model) or the data ("input",
  *     units = the input width), on a device;
  *   - agmem_gc_rules: the figures of the host's garbage-collection regime per device (the host
- *     peak under R's collector, model.c's host_regime()).
+ *     peak under R's collector, model.c's host_regime());
+ *   - agmem_live_rules: the bytes live at R's collections over a whole run, per parameter and
+ *     per unit and sample, with what the C allocator keeps and the R nodes a step makes.
+ * A gc or live row is a device's host figure (backward "any"), or a model's own on one device
+ * and path of backward() (the host path in resident mode), which takes the place of its host
+ * device's.
  * The measured figures are fitted on the fit grid of inst/validation (measurements-fit.csv) by
  * inst/validation/fit.R, which prints them and checks them against this table; the goal is
  * judged on the holdout grids only (validate.R).
@@ -731,12 +736,12 @@ const R_xlen_t agmem_n_unit_rules = sizeof agmem_unit_rules / sizeof agmem_unit_
  * R, the graph's R objects). Its figures are fitted as device "cpu"'s, on the same long fit grid
  * run with ag_device("gpu") (measurements-long-fit-gpu.csv: the host is the RSS growth less the
  * device pools). A model whose backward runs on the host (a batch norm or a layer norm) takes
- * device "cpu"'s figures (model.c, backward_path()). R's own constants (device "any") are the
- * same on both. */
+ * device "cpu"'s figures (model.c, backward_path()) but for its own rows below. R's own
+ * constants (device "any") are the same on both. */
 const char *const agmem_gc_names[AGMEM_N_GC] = {
     "steps", "alloc_scale", "alloc_offset", "headroom", "heap_start", "vsize", "min_free_frac",
     "grow_frac", "grow_incr_frac", "grow_incr_min", "kept_excess", "node_step", "node_once",
-    "node_bytes", "node_headroom", "node_free", "node_apart"
+    "node_bytes", "node_headroom", "node_free", "node_apart", "unit_share"
 };
 const agmem_gc_rule agmem_gc_rules[] = {
     /* device, figure, value, cite */
@@ -804,6 +809,9 @@ const agmem_gc_rule agmem_gc_rules[] = {
      "issue #15 measurement (long fit grid, measurements-long-fit.csv): the allocator's "
      "retained figures (agmem_live_rules) were fitted on the RSS peak less R's vector heap, "
      "so they hold the pages of R's nodes; the ceiling does not count them again"},
+    {CPU, AGMEM_GC_UNIT_SHARE, 1,
+     "issue #15 measurement (long fit grid): the per-unit figures of agmem_live_rules are "
+     "device \"cpu\"'s own, fitted on its runs; they count whole"},
     {GPU, AGMEM_GC_STEPS, 3,
      "issue #10 protocol: the peak of building the model and optimizer, then three steps"},
     {GPU, AGMEM_GC_ALLOC_SCALE, 0.782,
@@ -851,6 +859,31 @@ const agmem_gc_rule agmem_gc_rules[] = {
      "were fitted on the RSS peak less the pools, R's vector heap and the nodes' pages; the "
      "graph's R objects make a step allocate 17 000 to 90 000 nodes, so every run of the grid "
      "reached R's node trigger while most never reached the vector heap's"},
+    {GPU, AGMEM_GC_UNIT_SHARE, 1,
+     "issue #15 measurement (long fit grid in resident mode): the per-unit figures of "
+     "agmem_live_rules for device \"gpu\" are its own, fitted on its runs; they count whole"},
+
+    /* The host path in resident mode: a model of device "gpu" whose backward runs on the host
+       (a batch norm or a layer norm, model.c's backward_path()) takes device "cpu"'s figures
+       but these, fitted by inst/validation/fit-layers.R on measurements-layers-host-gpu.csv
+       (validate-long.R --grid=layers_host_gpu: the layers' fit grid's runs with either layer,
+       100 steps and one more under gctorture()). */
+    {GPU, AGMEM_GC_UNIT_SHARE, 0.64,
+     "issue #16 measurement (layers' fit grid with a batch norm or a layer norm in resident "
+     "mode, 20 runs, fit-layers.R): the host holds this share of device \"cpu\"'s bytes per "
+     "unit and sample (live, the step's largest and retained): backward() runs the tape's R "
+     "closures on the host (R/autograd.R:1004-1031), but the forward's values are in the "
+     "device's pass pool; standard error 0.03",
+     AGMEM_BACKWARD_HOST},
+    {GPU, AGMEM_GC_NODE_APART, 1,
+     "issue #16 measurement (the same 20 runs): every run reached R's node trigger, and the "
+     "host's RSS over R's heap peak less the pools has an intercept, the nodes' pages, which "
+     "are counted apart as on resident mode's graph path",
+     AGMEM_BACKWARD_HOST},
+    {GPU, AGMEM_GC_NODE_FREE, 21215357,
+     "issue #16 measurement (the same 20 runs): node_bytes times device \"cpu\"'s node "
+     "headroom less that intercept (8.42 MB, standard error 1.82)",
+     AGMEM_BACKWARD_HOST},
 };
 
 const R_xlen_t agmem_n_gc_rules = sizeof agmem_gc_rules / sizeof agmem_gc_rules[0];
@@ -892,7 +925,10 @@ const R_xlen_t agmem_n_gc_rules = sizeof agmem_gc_rules / sizeof agmem_gc_rules[
  * (one head measured); an attention's dropout takes ag_dropout()'s. The ops not measured (the
  * embedding's, eval-mode batch norm, an attention's concatenation, blocks and causal mask, flash
  * attention) count none; the fixed part and what a run allocates once are in agmem_gc_rules
- * (model.c, node_growth()). */
+ * (model.c, node_growth()).
+ * Device "gpu"'s rows of backward "host" are the host path's own in resident mode (a batch norm
+ * or a layer norm with ag_device("gpu")): per parameter, in place of device "cpu"'s, whose
+ * per-unit rows count there at agmem_gc_rules' unit_share (fit-layers.R). */
 const agmem_live_rule agmem_live_rules[] = {
     /* device, optimizer, op (NULL: per parameter), bytes, cite, retained, step_max, nodes,
        nodes_sample */
@@ -1052,6 +1088,28 @@ const agmem_live_rule agmem_live_rules[] = {
      "issue #15 measurement (long fit grid in resident mode): live host bytes per parameter "
      "with optimizer_sgd() without momentum; retained by the allocator: 11.02; the "
      "step's largest: 25.07", 11.02, 25.07, 0, 0},
+    /* The host path in resident mode (a batch norm or a layer norm with device "gpu"): these
+       rows take the place of device "cpu"'s per-parameter rows, whose per-unit rows hold at the
+       share agmem_gc_rules gives (fit-layers.R, measurements-layers-host-gpu.csv). */
+    {GPU, ADAM, NULL, 21.24,
+     "issue #16 measurement (layers' fit grid with a batch norm or a layer norm in resident "
+     "mode, fit-layers.R): live host bytes per parameter with optimizer_adam() on the host "
+     "path: the gradients backward() computes in R (the weights and the moments are on the "
+     "device, R/autograd.R:1517-1528, and the step runs there); retained by the allocator: "
+     "6.44; the step's largest: 28.11; nodes per parameter tensor: device \"gpu\"'s graph "
+     "path's (the same device step, not measured on this path)", 6.44, 28.11, 1732, 0,
+     AGMEM_BACKWARD_HOST},
+    {GPU, SGD, NULL, 25.54,
+     "issue #16 measurement (the same runs): live host bytes per parameter with optimizer_sgd() "
+     "on the host path, with and without momentum as one: the gradient, the velocity (an R "
+     "matrix, R/autograd.R:1407) and the step's download of the weight and its new value "
+     "(R/autograd.R:1424-1432); retained by the allocator: 20.36; the step's largest: 36.61; "
+     "nodes per parameter tensor: device \"gpu\"'s graph path's (not measured on this path)",
+     20.36, 36.61, 51, 0, AGMEM_BACKWARD_HOST},
+    {GPU, SGD_PLAIN, NULL, 25.54,
+     "issue #16 measurement (the same runs): as optimizer_sgd() with momentum, fitted as one; "
+     "retained by the allocator: 20.36; the step's largest: 36.61", 20.36, 36.61, 0, 0,
+     AGMEM_BACKWARD_HOST},
     {GPU, ANY, "input", 15.56,
      "issue #15 measurement (long fit grid in resident mode): per input unit and sample, the "
      "mini-batch R subsets and the copy ag_tensor() uploads; retained by the allocator: "

@@ -26,8 +26,9 @@
 # batch norm or a layer norm: what a pair differs by there is not proportional to the layer's
 # units (the host grows by a near fixed amount per model, the device's pass pool shrinks when a
 # layer splits the device graph); with one of them in the model, backward() runs on the host and
-# the host takes device "cpu"'s figures. The script prints the spread that shows it. A dropout
-# alone keeps the graph backward: its figures on device "gpu" are fitted at the end.
+# the host takes device "cpu"'s figures, with the host path's own in resident mode (fitted last,
+# on 100-step runs). The script prints the spread that shows it. A dropout alone keeps the graph
+# backward: its figures on device "gpu" are fitted near the end.
 # The parameters a layer adds (gamma and beta: twice its width) are taken off at the table's
 # per-parameter figures. Then it compares the figures with the table agmem was built with
 # (agmem must be installed).
@@ -52,7 +53,7 @@ if (!requireNamespace("agmem", quietly = TRUE) || !requireNamespace("ggmlR", qui
 }
 source(file.path(here, "harness.R"))
 rules <- agmem:::training_rules()
-live <- rules$live[rules$live$device == "cpu", ]
+live <- rules$live[rules$live$device == "cpu" & rules$live$backward == "any", ]
 per_param <- function(opt, col) live[[col]][is.na(live$op) & live$optimizer == opt]
 # The parameter rules' host figure `col` (bytes or alloc_step) per parameter for an optimizer.
 param_host <- function(opt, col, device = "cpu") {
@@ -63,7 +64,7 @@ param_host <- function(opt, col, device = "cpu") {
 }
 param_alloc <- function(opt) param_host(opt, "alloc_step")
 gc_fig <- function(name, device = "cpu") {
-  rules$gc$value[rules$gc$device == device & rules$gc$figure == name]
+  rules$gc$value[rules$gc$device == device & rules$gc$backward == "any" & rules$gc$figure == name]
 }
 layers <- c("batch_norm", "dropout", "layer_norm", "batch_norm_eval")
 
@@ -703,7 +704,7 @@ host_terms <- function(p) {
   as.matrix(data.frame(lin = d * p$batch, hlin = p$heads * d * p$batch, square = d^2,
                        concat = multi * d^2))
 }
-g_live <- rules$live[rules$live$device == "gpu", ]
+g_live <- rules$live[rules$live$device == "gpu" & rules$live$backward == "any", ]
 g_param <- function(opts, col) {
   vapply(opts, function(o) g_live[[col]][is.na(g_live$op) & g_live$optimizer == o], 0)
 }
@@ -836,3 +837,68 @@ gc_tab <- c(alloc_step = g_unit$alloc_step[g_unit$op %in% "attention_causal"],
             step_max = g_live$step_max[g_live$op %in% "attention_causal"],
             three_bytes = g_unit$bytes[g_unit$op %in% "attention_causal"])
 say_held(gc_tab, round(gcfit[names(gc_tab)], 2), "causal mask", " on device \"gpu\"")
+
+# ---- The host path in resident mode: a batch norm or a layer norm with ag_device("gpu") ----
+# Either layer is recorded without an op, so backward() runs every record's R closure on the
+# host (R/autograd.R:1004-1031), as on device "cpu"; but the forward's values are in the device's
+# pass pool, the weights in its persistent pool, and optimizer_adam() keeps its moments there and
+# steps them there (R/autograd.R:1517-1528; .ag_opt_zero_like(), 1156-1162). So the host holds
+# a share of device "cpu"'s bytes per unit and sample, and per parameter figures of its own.
+# Fitted on measurements-layers-host-gpu.csv (validate-long.R --grid=layers_host_gpu: the layers'
+# fit grid's runs with a batch norm or a layer norm, 100 steps and one more under gctorture()):
+#   - the bytes live at R's full collections, less the start: by least squares, a figure per
+#     parameter for Adam and one for SGD (with and without momentum: the four runs without it
+#     have 0.1 million parameters, too few to tell them apart) and the share of device "cpu"'s
+#     per-unit figures for the run's ops (`unit_share` in agmem_gc_rules);
+#   - the step's largest live heap: per parameter, with the units at that share;
+#   - the host's RSS over R's heap peak, less the device pools: per parameter, with the units'
+#     retained figures at that share, and an intercept: every run reached R's node trigger
+#     (the R closures' objects), so the nodes' pages are counted apart, as in resident mode's
+#     graph path, and `node_free` is node_bytes times device "cpu"'s node headroom less it.
+host_units <- function(r, col) {
+  ops <- agmem:::registry_names("ops")
+  vapply(seq_len(nrow(r)), function(i) {
+    flat <- agmem:::spec_ops(run_spec(r$widths[i], r$activation[i], r$loss[i], r$after[i]))
+    sum(vapply(seq_along(flat$ops), function(k) {
+      op <- ops$rules[ops$name == flat$ops[[k]]]
+      if (is.na(op)) op <- flat$ops[[k]]
+      flat$units[[k]] * r$batch[i] * sum(live[[col]][live$op %in% op])
+    }, 0))
+  }, 0)
+}
+hg <- read_runs_csv(file.path(here, "measurements-layers-host-gpu.csv"))
+hg_adam <- hg$params * (hg$optimizer == "adam")
+hg_sgd <- hg$params * (hg$optimizer != "adam")
+hg_live <- hg$live_full - hg$heap0
+hfit_live <- stats::lm(hg_live ~ 0 + hg_adam + hg_sgd + host_units(hg, "bytes"))
+h_share <- round(stats::coef(hfit_live)[[3L]], 2)
+hg_max <- (hg$live_step_max - hg$heap0) - h_share * host_units(hg, "step_max")
+hfit_max <- stats::lm(hg_max ~ 0 + hg_adam + hg_sgd)
+hg_kept <- gpu_over(hg) - h_share * host_units(hg, "retained")
+hfit_kept <- stats::lm(hg_kept ~ hg_adam + hg_sgd)
+h_free <- gc_fig("node_bytes", "any") * gc_fig("node_headroom") - stats::coef(hfit_kept)[[1L]]
+hfit <- rbind(bytes = stats::coef(hfit_live)[1:2], step_max = stats::coef(hfit_max),
+              retained = stats::coef(hfit_kept)[2:3])
+colnames(hfit) <- c("adam", "sgd")
+cat(sprintf(paste0("\nthe host path in resident mode: %d runs of 100 steps (%d collected in full); ",
+                   "share of device \"cpu\"'s per-unit figures %.3f (standard error %.3f; the ",
+                   "step's largest alone gives %.3f); the nodes' pages %.2f MB (standard error ",
+                   "%.2f), node_free %.0f\n"),
+            nrow(hg), sum(is.finite(hg_live)), stats::coef(hfit_live)[[3L]],
+            summary(hfit_live)$coefficients[3L, 2L],
+            stats::coef(stats::lm(I(hg$live_step_max - hg$heap0) ~ 0 + hg_adam + hg_sgd +
+                                    host_units(hg, "step_max")))[[3L]],
+            stats::coef(hfit_kept)[[1L]] / 1e6, summary(hfit_kept)$coefficients[1L, 2L] / 1e6,
+            h_free))
+print(round(hfit, 2))
+h_rows <- rules$live[rules$live$device == "gpu" & rules$live$backward == "host" &
+                       is.na(rules$live$op), ]
+h_tab <- vapply(c(adam = "adam", sgd = "sgd", sgd_plain = "sgd_plain"), function(o) {
+  unlist(h_rows[h_rows$optimizer == o, c("bytes", "step_max", "retained")])
+}, numeric(3))
+h_own_gc <- function(name) {
+  rules$gc$value[rules$gc$device == "gpu" & rules$gc$backward == "host" & rules$gc$figure == name]
+}
+say_held(c(h_tab, h_own_gc("unit_share"), round(h_own_gc("node_free"))),
+         c(round(hfit[, c("adam", "sgd", "sgd")], 2), h_share, round(h_free)), "host path",
+         " in resident mode")

@@ -137,7 +137,7 @@ print(round(fitted, 2))
 
 if (requireNamespace("agmem", quietly = TRUE)) {
   rules <- agmem:::training_rules()
-  l <- rules$live[rules$live$device == device, ]
+  l <- rules$live[rules$live$device == device & rules$live$backward == "any", ]
   per <- function(opt, col) l[[col]][is.na(l$op) & l$optimizer == opt]
   op <- function(name) l$bytes[l$op %in% name]
   relu <- op("matmul") + op("add") + op("relu")
@@ -156,7 +156,8 @@ if (requireNamespace("agmem", quietly = TRUE)) {
              op_max("matmul") + op_max("add") + op_max("loss_softmax_cross_entropy"))
   if (device == "gpu") {
     table <- c(table,
-               rules$gc$value[rules$gc$device == device & rules$gc$figure == "node_free"])
+               rules$gc$value[rules$gc$device == device & rules$gc$backward == "any" &
+                                rules$gc$figure == "node_free"])
   }
   if (length(fitted) > length(table)) {
     table <- c(table, op("matmul") + op("add") + op("loss_cross_entropy"),

@@ -230,6 +230,16 @@ grid_layers_dropout_gpu <- function() {
   rownames(g) <- NULL
   cbind(g, device = "gpu", stringsAsFactors = FALSE)
 }
+# The host path in resident mode (ag_device("gpu")): a batch norm or a layer norm sends
+# backward() to the host, where the step runs in R as on device "cpu" but the weights and Adam's
+# moments stay on the device. The layers' fit grid's rows with either layer, 100 steps and one
+# more under gctorture(): what the host path's own figures are fitted on (fit-layers.R).
+grid_layers_host_gpu <- function() {
+  g <- grid_layers_fit()
+  g <- g[g$after %in% c("batch_norm", "layer_norm"), ]
+  rownames(g) <- NULL
+  cbind(g, device = "gpu", stringsAsFactors = FALSE)
+}
 grid_layers_holdout <- function() {
   data.frame(
     widths = c("784-512-256-10", "784-512-256-10", "1024-768-768-10", "300-2048-10",

@@ -11,7 +11,9 @@
 #   (and --grid=layers_eval_fit, layers_eval_holdout: a batch norm in eval mode;
 #   --grid=layers_holdout_gpu: the layers' holdout in resident mode, ag_device("gpu"), judged on
 #   the host, the RSS growth less the device pools, and on the pools; --grid=layers_dropout_gpu
-#   and layers_dropout_holdout_gpu: a dropout alone in resident mode, its fit and holdout)
+#   and layers_dropout_holdout_gpu: a dropout alone in resident mode, its fit and holdout;
+#   --grid=layers_host_gpu --torture=true: the host path's own figures in resident mode, the fit
+#   grid's runs with a batch norm or a layer norm, fitted by fit-layers.R)
 #   Rscript inst/validation/validate-long.R --grid=embed_fit --torture=true --measure-only \
 #     --out=measurements-embed-fit.csv                  # ag_embedding(); --grid=embed_holdout
 #   (and --grid=embed_fit_gpu, embed_holdout_gpu: the same in resident mode)
@@ -136,6 +138,7 @@ if (nzchar(opt$from_csv)) {
                 layers_holdout = grid_layers_holdout, layers_eval_fit = grid_layers_eval_fit,
                 layers_holdout_gpu = grid_layers_holdout_gpu,
                 layers_dropout_gpu = grid_layers_dropout_gpu,
+                layers_host_gpu = grid_layers_host_gpu,
                 layers_dropout_holdout_gpu = grid_layers_dropout_holdout_gpu,
                 long_fit_gpu = grid_long_fit_gpu, long_holdout_gpu = grid_long_holdout_gpu,
                 step_max_gpu = grid_step_max_gpu,

@@ -25,10 +25,20 @@ rules_of <- function(op) {
   if (is.na(other)) op else other
 }
 
-reference_whole_run <- function(spec, flat, batch, optimizer, device, fig, allocated, data,
+# The live rules a model takes: its host device's (path "any") and the rows of its own device
+# and backward path; its own per-parameter rows for the optimizer replace the host device's.
+live_rules_of <- function(device, host_device, backward, optimizer) {
+  live <- training_rules()$live
+  own <- live$backward != "any" & live$device == device & live$backward == backward
+  host <- live$backward == "any" & live$device == host_device
+  if (any(own & is.na(live$op) & live$optimizer %in% c("any", optimizer))) {
+    host <- host & !is.na(live$op)
+  }
+  live[own | host, ]
+}
+
+reference_whole_run <- function(spec, flat, batch, optimizer, live_rules, fig, allocated, data,
                                 nodes) {
-  live_rules <- training_rules()$live
-  live_rules <- live_rules[live_rules$device == device, ]
   n <- 0
   for (shape in spec$shapes) n <- n + prod(shape)
   per_param <- live_rules[is.na(live_rules$op) & live_rules$optimizer %in% c("any", optimizer), ]
@@ -40,9 +50,13 @@ reference_whole_run <- function(spec, flat, batch, optimizer, device, fig, alloc
     units <- flat$units[[k]] * per_sample(flat$ops[[k]], batch)
     mine <- live_rules$op %in% rules_of(flat$ops[[k]]) &
       live_rules$optimizer %in% c("any", optimizer)
-    live <- live + units * sum(live_rules$bytes[mine])
-    retained <- retained + units * sum(live_rules$retained[mine])
-    most <- most + units * sum(live_rules$step_max[mine])
+    # The host device's rows count at the share the model's path holds of them, summed in table
+    # order as the C code sums them.
+    share <- ifelse(live_rules$backward[mine] == "any", fig[["unit_share"]], 1)
+    op_sum <- function(col) Reduce(`+`, share * live_rules[[col]][mine], 0)
+    live <- live + units * op_sum("bytes")
+    retained <- retained + units * op_sum("retained")
+    most <- most + units * op_sum("step_max")
     widest <- max(widest, units)
   }
   # The nodes' pages, on a device whose retained figures do not hold them.
@@ -66,9 +80,8 @@ reference_whole_run <- function(spec, flat, batch, optimizer, device, fig, alloc
 
 # The R nodes a step of a whole run allocates: the fixed figure, each op's per occurrence and per
 # sample, and each parameter tensor's for the optimizer.
-reference_nodes <- function(spec, flat, batch, optimizer, device, fig) {
-  live <- training_rules()$live
-  live <- live[live$device == device & live$optimizer %in% c("any", optimizer), ]
+reference_nodes <- function(spec, flat, batch, optimizer, live, fig) {
+  live <- live[live$optimizer %in% c("any", optimizer), ]
   nodes <- fig[["node_step"]] + length(spec$shapes) * sum(live$nodes[is.na(live$op)])
   for (op in flat$ops) {
     mine <- !is.na(live$op) & live$op == rules_of(op)
@@ -81,7 +94,7 @@ reference_nodes <- function(spec, flat, batch, optimizer, device, fig) {
 # recorded without an op (a batch norm, a layer norm or an embedding) or the dtype is f16 or
 # bf16 (ggmlR's graph backward runs in f32 only), "graph" otherwise; a rule of path "any" holds
 # on both. With the backward on the host, the host takes device "cpu"'s rules (everything runs
-# in R), whose dtype is "f32".
+# in R), whose dtype is "f32", with the rows of its own device and path over them.
 reference_backward <- function(ops, dtype) {
   reg <- agmem:::registry_names("ops")
   if (any(reg$host_backward[reg$name %in% ops]) || dtype != "f32") "host" else "graph"
@@ -143,9 +156,12 @@ reference_memory <- function(spec, batch, optimizer, device, dtype, steps = 100,
   host <- Reduce(`+`, bytes[parts[, 2] == "host"], 0)
   regime <- NULL
   high <- NULL
-  gc <- rules$gc[rules$gc$device %in% c(host_device, "any"), ]
+  gc <- rules$gc[rules$gc$device %in% c(host_device, "any") & rules$gc$backward == "any", ]
   if (nrow(gc) > 0L) {
     fig <- stats::setNames(gc$value, gc$figure)
+    # the model's own figures, for its device and path, replace its host device's
+    own <- rules$gc[rules$gc$device == device & rules$gc$backward == backward, ]
+    fig[own$figure] <- own$value
     cell <- function(k) if (is.null(cells[[k]])) 0 else cells[[k]]$bytes
     # The weights, gradients and optimizer state, live at once at every peak, are its floor.
     persistent <- (cell("weights host") + cell("gradients host")) + cell("optimizer_state host")
@@ -155,11 +171,12 @@ reference_memory <- function(spec, batch, optimizer, device, dtype, steps = 100,
     if (whole) {
       # A whole run's nodes add what does not fit in the memory the process holds, until R's
       # node trigger.
-      nodes <- reference_nodes(spec, flat, batch, optimizer, host_device, fig)
+      live <- live_rules_of(device, host_device, backward, optimizer)
+      nodes <- reference_nodes(spec, flat, batch, optimizer, live, fig)
       growth <- max(0, fig[["node_bytes"]] * min(fig[["node_once"]] + steps * nodes,
                                                   fig[["node_headroom"]]) - fig[["node_free"]])
       regime <- c(list(run = "whole run", steps = steps, data_size = data),
-                  reference_whole_run(spec, flat, batch, optimizer, host_device, fig,
+                  reference_whole_run(spec, flat, batch, optimizer, live, fig,
                                       allocated + growth, data, growth))
       host <- min(regime$allocated, regime$ceiling)
       high <- regime$high
@@ -312,6 +329,23 @@ test_that("on the GPU, the device holds 12 B per parameter for adam and 4 for sg
   }
 })
 
+# The bytes live at R's full collections on the host path in resident mode, worked out from
+# device "cpu"'s for the same model: its bytes per unit and sample at the path's share, and the
+# path's own bytes per parameter in place of device "cpu"'s.
+host_path_live <- function(spec, batch, optimizer) {
+  rules <- training_rules()
+  live <- rules$live
+  per_param <- function(device, path) {
+    live$bytes[live$device == device & live$backward == path & is.na(live$op) &
+                 live$optimizer == optimizer]
+  }
+  share <- rules$gc$value[rules$gc$device == "gpu" & rules$gc$backward == "host" &
+                            rules$gc$figure == "unit_share"]
+  cpu <- ag_training_memory(spec, batch, optimizer, "cpu", quiet = TRUE)
+  cpu$params * per_param("gpu", "host") +
+    share * (cpu$host_regime$live - cpu$params * per_param("cpu", "any"))
+}
+
 test_that("a batch norm or a layer norm sends the backward to the host, worked out by hand", {
   bn <- ag_model_spec(list(fake_linear(784, 512, "relu"), fake_layer(
     "ag_batch_norm", list(gamma = fake_tensor(c(512, 1)), beta = fake_tensor(c(512, 1)))
@@ -332,13 +366,18 @@ test_that("a batch norm or a layer norm sends the backward to the host, worked o
     }
     expect_identical(dev[["activations"]],
                      64 * (784 * 4 + (512 + 10) * 8 + 512 * 8 + 512 * 20 + 10 * 12))
-    # The host runs the whole step in R: its figures are device "cpu"'s, whole run and all.
+    # The host runs the whole step in R: its components are device "cpu"'s; over a whole run
+    # it holds device "cpu"'s bytes per unit and sample at the host path's share, and bytes per
+    # parameter of its own (the weights, and Adam's moments, stay on the device).
     cpu <- ag_training_memory(bn, 64L, opt, "cpu", quiet = TRUE)
-    expect_identical(mem$host_peak, cpu$host_peak, label = opt)
-    expect_identical(mem$host_high, cpu$host_high, label = opt)
     expect_identical(mem$host_regime$run, "whole run")
+    expect_equal(mem$host_regime$live, host_path_live(bn, 64L, opt), label = opt)
+    expect_lt(mem$host_regime$live, cpu$host_regime$live)
     expect_identical(mem$components[mem$components$where == "host", ],
                      cpu$components, ignore_attr = TRUE)
+    # A run of three steps keeps device "cpu"'s regime of a few steps.
+    expect_identical(ag_training_memory(bn, 64L, opt, "gpu", quiet = TRUE, steps = 3)$host_peak,
+                     ag_training_memory(bn, 64L, opt, "cpu", quiet = TRUE, steps = 3)$host_peak)
   }
   # With a dropout in place of the batch norm the backward stays on the device's graph: the
   # pass pool holds the mask's upload, the product and g * mask (12 per unit and sample), and
@@ -379,9 +418,8 @@ test_that("an embedding sends the backward to the host too, its table without a 
     wider <- ag_training_memory(emb(1000), 128L, opt, "gpu", quiet = TRUE)
     expect_identical(wider$device_peak - mem$device_peak,
                      64 * (256 * 4 + (128 + 10) * 8 + 128 * 8 + 4), label = opt)
-    # The host runs the whole step in R: device "cpu"'s figures.
-    cpu <- ag_training_memory(emb(1000), 64L, opt, "cpu", quiet = TRUE)
-    expect_identical(mem$host_peak, cpu$host_peak, label = opt)
+    # The host runs the whole step in R: the host path's figures over device "cpu"'s.
+    expect_equal(mem$host_regime$live, host_path_live(emb(1000), 64L, opt), label = opt)
     expect_identical(mem$host_regime$run, "whole run")
   }
 })
@@ -402,11 +440,10 @@ test_that("f16 and bf16 weights are 2 B, adam adds an f32 master copy: source on
     expect_true(sgd$source_only)
     # ggmlR's graph backward runs in f32 only: in these dtypes backward() runs on the host, so
     # the pass pool has no graph gradients, Adam's step uploads the host's (4 per parameter),
-    # and the host is device "cpu"'s.
+    # and the host is the host path's.
     expect_false("gradients" %in% sgd$components$component[sgd$components$where == "device"])
     expect_identical(dev$bytes[dev$component == "gradients"], n_mlp * 4)
-    expect_identical(mem$host_peak,
-                     ag_training_memory(mlp, 32L, "adam", "cpu", quiet = TRUE)$host_peak)
+    expect_equal(mem$host_regime$live, host_path_live(mlp, 32L, "adam"))
   }
   expect_false(ag_training_memory(mlp, 32L, "adam", "gpu", "f32", quiet = TRUE)$source_only)
 })
@@ -542,17 +579,28 @@ test_that("the rule table cites a source for every row and is complete", {
   expect_identical(paste(neg$op, neg$device, neg$where, neg$component),
                    "embedding_table gpu device step_transients")
   gc <- rules$gc
-  expect_true(all(grepl("issue #10|issue #15|R's source", gc$cite)))
+  expect_true(all(grepl("issue #10|issue #15|issue #16|R's source", gc$cite)))
   expect_true(all(is.finite(gc$value)))
   # One figure of each kind per device; R's own constants once, for any device.
   r_constants <- c("vsize", "min_free_frac", "grow_frac", "grow_incr_frac", "grow_incr_min",
                    "node_bytes")
   expect_identical(sort(gc$figure[gc$device == "any"]), sort(r_constants))
+  expect_identical(unique(gc$backward[gc$device %in% c("any", "cpu")]), "any")
   for (dev in c("cpu", "gpu")) {
     want <- c("steps", "alloc_scale", "alloc_offset", "headroom", "heap_start", "kept_excess",
-              "node_step", "node_once", "node_headroom", "node_free", "node_apart")
-    expect_identical(sort(gc$figure[gc$device == dev]), sort(want))
+              "node_step", "node_once", "node_headroom", "node_free", "node_apart", "unit_share")
+    expect_identical(sort(gc$figure[gc$device == dev & gc$backward == "any"]), sort(want))
   }
+  # The host path in resident mode has its own figures of a few kinds, each once, and its own
+  # figure per parameter for every optimizer.
+  own <- gc$figure[gc$backward != "any"]
+  expect_identical(unique(gc$device[gc$backward != "any"]), "gpu")
+  expect_identical(unique(gc$backward[gc$backward != "any"]), "host")
+  expect_false(anyDuplicated(own) > 0)
+  expect_setequal(own, c("unit_share", "node_apart", "node_free"))
+  own_live <- rules$live[rules$live$backward != "any", ]
+  expect_true(all(own_live$device == "gpu" & own_live$backward == "host" & is.na(own_live$op)))
+  expect_setequal(own_live$optimizer, c("adam", "sgd", "sgd_plain"))
   live <- rules$live
   expect_true(all(nzchar(live$cite) & grepl("issue #15|issue #16", live$cite)))
   expect_true(all(is.finite(live$bytes) & live$bytes >= 0))
