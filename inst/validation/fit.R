@@ -121,7 +121,7 @@ rule_figures <- function(f, pass, persist) {
     c("gc", "cpu", "headroom", "", "", kib(f$host$headroom)),
     c("param", "gpu", "any", "weights", "device", per[["P"]]),
     c("param", "gpu", "adam", "optimizer_state", "device", per[["P_adam"]]),
-    c("param", "gpu", "any", "gradients", "device", pass[["P_adam"]]),
+    c("param", "gpu", "any", "gradients+step_transients", "device", pass[["P_adam"]]),
     c("unit", "gpu", "input", "activations", "device", pass[["input"]]),
     c("unit", "gpu", "matmul", "activations", "device", pass[["matmul_add"]] / 2),
     c("unit", "gpu", "add", "activations", "device", pass[["matmul_add"]] / 2),
@@ -149,18 +149,24 @@ fig <- as.data.frame(rule_figures(list(host = f, gpu_host = fg), pass, persist),
                      stringsAsFactors = FALSE)
 names(fig) <- c("table", "device", "key", "component", "where", "fitted")
 fig$fitted <- as.numeric(fig$fitted)
+# The fit grid's dense models take ggmlR's graph backward in resident mode, so a figure of
+# device "gpu" is compared with the rows of that path (and of either); rows add up into their
+# cell, and the pass pool's figure per parameter, fitted as one, is now two rows (the forward's
+# transposed copy of each weight, measured apart for issue 16, and the graph's gradient).
 rules <- agmem:::training_rules()
 fig$rules_c <- vapply(seq_len(nrow(fig)), function(i) {
   r <- fig[i, ]
   t <- rules[[r$table]]
-  sel <- switch(r$table,
-    param = t$device == r$device & t$optimizer == r$key & t$component == r$component &
+  path <- if (is.null(t$backward)) TRUE else t$backward %in% c("any", "graph")
+  parts <- strsplit(r$component, "+", fixed = TRUE)[[1L]]
+  sel <- path & switch(r$table,
+    param = t$device == r$device & t$optimizer == r$key & t$component %in% parts &
       t$where == r$where & t$dtype %in% c("any", "f32"),
-    unit = t$device == r$device & t$op == r$key & t$component == r$component &
+    unit = t$device == r$device & t$op == r$key & t$component %in% parts &
       t$where == r$where,
     gc = t$device == r$device & t$figure == r$key)
   v <- if (r$table == "gc") t$value[sel] else t$bytes[sel]
-  if (length(v) == 1L) v else NA_real_
+  if (length(v) >= 1L) sum(v) else NA_real_
 }, numeric(1))
 cat("\nrules.c figures: fitted here (rounded) and in the installed agmem\n")
 print(fig, row.names = FALSE)
