@@ -55,7 +55,9 @@
 #' at 64 MiB and, after a full collection that finds much of the heap live,
 #' grows (R's `src/main/memory.c`). Over a run of `steps` steps the heap climbs
 #' to the trigger between collections, so the peak is where the trigger
-#' settles for the bytes live at R's collections, plus what the C allocator
+#' settles for the bytes live at R's collections (on device `"cpu"`, expected
+#' over the error of agmem's figure for them: the trigger grows in steps of a
+#' fifth, and near a step either may be the run's), plus what the C allocator
 #' keeps of the blocks R frees; a run too short to fill the heap peaks at what
 #' it allocated, with the pages of R's nodes (cons cells: environments,
 #' promises, every vector's header), which a step allocates by op, not by
@@ -93,7 +95,8 @@
 #'   `uncovered` (from the spec), `source_only` (`TRUE` when any figure is
 #'   source only) and `host_regime`: for a whole run, a list of `run` (`"whole
 #'   run"`), `steps`, `data_size`, `live` (the bytes live at R's collections),
-#'   `trigger` (where R's trigger settles), `ceiling` (the resident memory it
+#'   `trigger` (where R's trigger settles: on device `"cpu"`, expected over the
+#'   error of `live`), `ceiling` (the resident memory it
 #'   allows), `allocated` (the bytes the run allocates, with what R's nodes
 #'   add) and `binding`
 #'   (`"collector"` or `"allocated"`: the one that is the host peak); for a
@@ -264,8 +267,8 @@ format.ag_training_memory <- function(x, units = "iec", ...) {
       sprintf("  (a run of %s steps, %s of data held in R: live at R's collections %s;",
               formatC(r$steps, format = "f", digits = 0, big.mark = " "), regime_bytes[[4L]],
               regime_bytes[[1L]]),
-      sprintf("   R's trigger settles at %s, allocated over the run %s;", regime_bytes[[2L]],
-              regime_bytes[[3L]]),
+      sprintf("   R's trigger settles at about %s, allocated over the run %s;",
+              regime_bytes[[2L]], regime_bytes[[3L]]),
       sprintf("   the peak is %s)", if (r$binding == "collector") {
         "R's heap at that trigger, as resident memory"
       } else {

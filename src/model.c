@@ -153,6 +153,30 @@ static double settled_trigger(const double *fig, double needed)
     return v;
 }
 
+/* The trigger settled_trigger() gives for `needed` bytes in use, expected over the error of
+   agmem's estimate of them: the live bytes at full collections are fitted figures, off by
+   live_sd (the standard deviation of the fit grid's residuals), and the trigger is a staircase
+   in them, so near the edge of a stair either stair may be the run's. A normal error, by
+   five-point Gauss-Hermite quadrature (the nodes in standard deviations, the weights over
+   sqrt(pi)); with live_sd 0 it is settled_trigger(needed). Never below settled_trigger() of the
+   lowest node, monotone in needed. Returns bytes (Inf when needed is not finite). Plain C. */
+static double expected_trigger(const double *fig, double needed)
+{
+    static const double at[5] = {-2.8569700138728056, -1.3556261799742659, 0.0,
+                                 1.3556261799742659, 2.8569700138728056};
+    static const double weight[5] = {0.011257411327720689, 0.22207592200561269,
+                                     0.53333333333333333, 0.22207592200561269,
+                                     0.011257411327720689};
+    double sd = fig[AGMEM_GC_LIVE_SD];
+    if (!(sd > 0.0))
+        return settled_trigger(fig, needed);
+    double t = 0.0;
+    for (int i = 0; i < 5; i++)
+        t = agmem_keep(t + agmem_keep(weight[i] * settled_trigger(
+                                          fig, agmem_keep(needed + agmem_keep(at[i] * sd)))));
+    return t;
+}
+
 /* The top of the range R's vector-heap trigger settles in over a long run whose full
    collections find at most `needed` bytes in use (the live heap and the allocation that set the
    collection off). AdjustHeapSize() in R's src/main/memory.c grows the trigger by
@@ -240,7 +264,7 @@ static void whole_run(const agmem_model *m, double batch, double allocated, doub
     kept = agmem_keep(kept + agmem_keep(fig[AGMEM_GC_NODE_APART] * nodes));
     double start = agmem_keep(fig[AGMEM_GC_HEAP_START] + m->data);
     double needed = agmem_keep(agmem_keep(start + live) + agmem_keep(8.0 * widest));
-    double trigger = settled_trigger(fig, needed);
+    double trigger = expected_trigger(fig, needed);
     double ceiling = agmem_keep(agmem_keep(trigger - start) + kept);
     double top = trigger_top(fig, agmem_keep(start + most));
     double high = agmem_keep(agmem_keep(agmem_keep(top - start) + kept) +

@@ -62,10 +62,24 @@ reference_whole_run <- function(spec, flat, batch, optimizer, live_rules, fig, a
   # The nodes' pages, on a device whose retained figures do not hold them.
   retained <- retained + fig[["node_apart"]] * nodes
   start <- fig[["heap_start"]] + data
-  needed <- start + live + 8 * widest + fig[["min_free_frac"]] * fig[["vsize"]]
-  trigger <- max(fig[["vsize"]], needed)
-  while (needed > fig[["grow_frac"]] * trigger) {
-    trigger <- trigger + (fig[["grow_incr_min"]] + fig[["grow_incr_frac"]] * trigger)
+  settle <- function(needed) {
+    needed <- needed + fig[["min_free_frac"]] * fig[["vsize"]]
+    trigger <- max(fig[["vsize"]], needed)
+    while (needed > fig[["grow_frac"]] * trigger) {
+      trigger <- trigger + (fig[["grow_incr_min"]] + fig[["grow_incr_frac"]] * trigger)
+    }
+    trigger
+  }
+  # The trigger expected over the live figures' error (a normal error of sd live_sd, by
+  # five-point Gauss-Hermite quadrature), summed in the C code's order.
+  needed <- (start + live) + 8 * widest
+  trigger <- if (fig[["live_sd"]] > 0) {
+    at <- c(-2.8569700138728056, -1.3556261799742659, 0, 1.3556261799742659, 2.8569700138728056)
+    weight <- c(0.011257411327720689, 0.22207592200561269, 0.53333333333333333,
+                0.22207592200561269, 0.011257411327720689)
+    Reduce(`+`, weight * vapply(needed + at * fig[["live_sd"]], settle, 0), 0)
+  } else {
+    settle(needed)
   }
   ceiling <- (trigger - start) + retained
   # The highest peak: the step's largest live heap, and the top of the range R's trigger
@@ -588,7 +602,8 @@ test_that("the rule table cites a source for every row and is complete", {
   expect_identical(unique(gc$backward[gc$device %in% c("any", "cpu")]), "any")
   for (dev in c("cpu", "gpu")) {
     want <- c("steps", "alloc_scale", "alloc_offset", "headroom", "heap_start", "kept_excess",
-              "node_step", "node_once", "node_headroom", "node_free", "node_apart", "unit_share")
+              "node_step", "node_once", "node_headroom", "node_free", "node_apart", "unit_share",
+              "live_sd")
     expect_identical(sort(gc$figure[gc$device == dev & gc$backward == "any"]), sort(want))
   }
   # The host path in resident mode has its own figures of a few kinds, each once, and its own
@@ -597,7 +612,7 @@ test_that("the rule table cites a source for every row and is complete", {
   expect_identical(unique(gc$device[gc$backward != "any"]), "gpu")
   expect_identical(unique(gc$backward[gc$backward != "any"]), "host")
   expect_false(anyDuplicated(own) > 0)
-  expect_setequal(own, c("unit_share", "node_apart", "node_free"))
+  expect_setequal(own, c("unit_share", "node_apart", "node_free", "live_sd"))
   own_live <- rules$live[rules$live$backward != "any", ]
   expect_true(all(own_live$device == "gpu" & own_live$backward == "host" & is.na(own_live$op)))
   expect_setequal(own_live$optimizer, c("adam", "sgd", "sgd_plain"))
@@ -617,7 +632,8 @@ test_that("the rule table cites a source for every row and is complete", {
   expect_setequal(live$op[live$device == "gpu" & !is.na(live$op)], graph_ops)
   expect_setequal(live$optimizer[live$device == "gpu" & is.na(live$op)],
                   c("adam", "sgd", "sgd_plain"))
-  expect_true(all(gc$value[!gc$figure %in% c("alloc_offset", "node_apart")] > 0))
+  expect_true(all(gc$value[!gc$figure %in% c("alloc_offset", "node_apart", "live_sd")] > 0))
+  expect_true(all(gc$value[gc$figure == "live_sd"] >= 0))
   expect_true(all(gc$value[gc$figure == "node_apart"] %in% c(0, 1)))
   p <- rules$param
   # Every setting that is accepted has weights somewhere, and the CPU is f32 only.
