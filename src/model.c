@@ -505,9 +505,9 @@ void agmem_model_read(SEXP shapes, SEXP units, SEXP ops, SEXP optimizer, SEXP de
         double share = r->backward == AGMEM_BACKWARD_ANY ? m->gc[AGMEM_GC_UNIT_SHARE] : 1.0;
         for (R_xlen_t i = 0; i < n_ops; i++)
             if (strcmp(agmem_unit_rules[first[i]].op, r->op) == 0) {
-                live[i] += share * r->bytes;
-                kept[i] += share * r->retained;
-                most[i] += share * r->step_max;
+                live[i] = agmem_keep(live[i] + agmem_keep(share * r->bytes));
+                kept[i] = agmem_keep(kept[i] + agmem_keep(share * r->retained));
+                most[i] = agmem_keep(most[i] + agmem_keep(share * r->step_max));
                 m->nodes_fixed = agmem_keep(m->nodes_fixed + r->nodes);
                 m->nodes_sample = agmem_keep(m->nodes_sample + r->nodes_sample);
             }

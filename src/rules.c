@@ -744,7 +744,7 @@ const char *const agmem_gc_names[AGMEM_N_GC] = {
     "node_bytes", "node_headroom", "node_free", "node_apart", "unit_share", "live_sd"
 };
 const agmem_gc_rule agmem_gc_rules[] = {
-    /* device, figure, value, cite */
+    /* device, figure, value, cite, backward (AGMEM_BACKWARD_ANY when not written) */
     {CPU, AGMEM_GC_STEPS, 3,
      "issue #10 protocol: the peak of building the model and optimizer, then three steps; a "
      "run of at most this many steps is planned on the few steps' regime, with the headroom "
@@ -950,7 +950,7 @@ const R_xlen_t agmem_n_gc_rules = sizeof agmem_gc_rules / sizeof agmem_gc_rules[
  * per-unit rows count there at agmem_gc_rules' unit_share (fit-layers.R). */
 const agmem_live_rule agmem_live_rules[] = {
     /* device, optimizer, op (NULL: per parameter), bytes, cite, retained, step_max, nodes,
-       nodes_sample */
+       nodes_sample, backward (AGMEM_BACKWARD_ANY when not written) */
     {CPU, ADAM, NULL, 46.1,
      "issue #15 measurement (long fit grid): live bytes per parameter with optimizer_adam(): "
      "weight, gradient, m and v (32) and the update's temporaries; retained by the allocator: "
