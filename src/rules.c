@@ -1115,16 +1115,16 @@ const agmem_live_rule agmem_live_rules[] = {
      "mode, fit-layers.R): live host bytes per parameter with optimizer_adam() on the host "
      "path: the gradients backward() computes in R (the weights and the moments are on the "
      "device, R/autograd.R:1517-1528, and the step runs there); retained by the allocator: "
-     "6.44; the step's largest: 28.11; nodes per parameter tensor: device \"gpu\"'s graph "
-     "path's (the same device step, not measured on this path)", 6.44, 28.11, 1732, 0,
-     AGMEM_BACKWARD_HOST},
+     "6.44; the step's largest: 28.11; nodes per parameter tensor: 2490, over sgd_plain's "
+     "(measure-nodes.R --device=gpu --only=host, measurements-nodes-host-gpu.csv: 2477 to "
+     "2609 by model)", 6.44, 28.11, 2490, 0, AGMEM_BACKWARD_HOST},
     {GPU, SGD, NULL, 25.54,
      "issue #16 measurement (the same runs): live host bytes per parameter with optimizer_sgd() "
      "on the host path, with and without momentum as one: the gradient, the velocity (an R "
      "matrix, R/autograd.R:1407) and the step's download of the weight and its new value "
      "(R/autograd.R:1424-1432); retained by the allocator: 20.36; the step's largest: 36.61; "
-     "nodes per parameter tensor: device \"gpu\"'s graph path's (not measured on this path)",
-     20.36, 36.61, 51, 0, AGMEM_BACKWARD_HOST},
+     "nodes per parameter tensor: 61, over sgd_plain's (measurements-nodes-host-gpu.csv)",
+     20.36, 36.61, 61, 0, AGMEM_BACKWARD_HOST},
     {GPU, SGD_PLAIN, NULL, 25.54,
      "issue #16 measurement (the same runs): as optimizer_sgd() with momentum, fitted as one; "
      "retained by the allocator: 20.36; the step's largest: 36.61", 20.36, 36.61, 0, 0,

@@ -894,11 +894,32 @@ print(round(hfit, 2))
 h_rows <- rules$live[rules$live$device == "gpu" & rules$live$backward == "host" &
                        is.na(rules$live$op), ]
 h_tab <- vapply(c(adam = "adam", sgd = "sgd", sgd_plain = "sgd_plain"), function(o) {
-  unlist(h_rows[h_rows$optimizer == o, c("bytes", "step_max", "retained")])
-}, numeric(3))
+  unlist(h_rows[h_rows$optimizer == o, c("bytes", "step_max", "retained", "nodes")])
+}, numeric(4))
+# R's nodes per parameter tensor of the optimizer's step on the host path in resident mode:
+# measurements-nodes-host-gpu.csv (measure-nodes.R --grid=nodes --device=gpu --only=host: two
+# stacks with a batch norm or a layer norm after each hidden layer, each optimizer, R's triggers
+# out of reach), each optimizer's nodes a step over sgd_plain's for the same model, through the
+# origin in the parameter tensors (two per ag_linear() and two per norm).
+hn <- utils::read.csv(file.path(here, "measurements-nodes-host-gpu.csv"), stringsAsFactors = FALSE)
+hn_key <- paste(hn$widths, hn$after)
+hn_plain <- hn[hn$optimizer == "sgd_plain", ]
+hn_over <- hn$nodes_step - hn_plain$nodes_step[match(hn_key, paste(hn_plain$widths,
+                                                                     hn_plain$after))]
+hn_layers <- lengths(strsplit(hn$widths, "-", fixed = TRUE)) - 1L
+hn_tensors <- 2 * hn_layers + 2 * (hn_layers - 1L)
+h_nodes <- vapply(c(adam = "adam", sgd = "sgd"), function(o) {
+  k <- hn$optimizer == o
+  sum(hn_tensors[k] * hn_over[k]) / sum(hn_tensors[k]^2)
+}, 0)
+cat(sprintf(paste0("  R's nodes a step per parameter tensor over sgd_plain's (%d runs): adam %.1f ",
+                   "(%.1f to %.1f by model), sgd %.1f\n"), nrow(hn), h_nodes[["adam"]],
+            min((hn_over / hn_tensors)[hn$optimizer == "adam"]),
+            max((hn_over / hn_tensors)[hn$optimizer == "adam"]), h_nodes[["sgd"]]))
 h_own_gc <- function(name) {
   rules$gc$value[rules$gc$device == "gpu" & rules$gc$backward == "host" & rules$gc$figure == name]
 }
 say_held(c(h_tab, h_own_gc("unit_share"), round(h_own_gc("node_free"))),
-         c(round(hfit[, c("adam", "sgd", "sgd")], 2), h_share, round(h_free)), "host path",
-         " in resident mode")
+         c(rbind(round(hfit[, c("adam", "sgd", "sgd")], 2),
+                 nodes = round(c(h_nodes[["adam"]], h_nodes[["sgd"]], 0))),
+           h_share, round(h_free)), "host path", " in resident mode")

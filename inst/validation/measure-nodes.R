@@ -13,7 +13,8 @@
 #     --layers=inst/validation/measurements-nodes-dropout-gpu.csv   # over the dense figures
 #   (--device=gpu: the same in resident mode, ag_device("gpu"), on the models whose backward is
 #   the graph's, the dense stacks and a dropout alone: measurements-nodes-gpu.csv,
-#   measurements-nodes-once-gpu.csv)
+#   measurements-nodes-once-gpu.csv; --device=gpu --only=host: the host path there, a batch
+#   norm or a layer norm with each optimizer, measurements-nodes-host-gpu.csv)
 #
 # Every object R makes has a node: environments, closures, promises and pairlists are nodes
 # alone, and each vector has one for its header. R counts them apart from the vector heap and
@@ -167,6 +168,7 @@ measure_grid <- function(out, device = "cpu", only = "") {
   # causal mask and its dropout at 1 and 4 (--only=flash: below).
   if (device == "gpu") {
     att <- g[g$after == "attention", ]
+    norms <- g[g$after %in% c("batch_norm", "layer_norm") & g$batch == 2, ]
     g <- g[g$after %in% c("none", "dropout"), ]
     one <- function(layer, heads) {
       r <- att
@@ -183,11 +185,24 @@ measure_grid <- function(out, device = "cpu", only = "") {
     if (identical(only, "flash")) {
       g <- rbind(one("flash", 1), one("flash", 4), one("flash_causal", 4))
     }
+    # --only=host: the host path in resident mode (a batch norm or a layer norm after each
+    # hidden layer sends backward() to the host), with each optimizer: what its step makes per
+    # parameter tensor (fit-layers.R).
+    if (identical(only, "host")) {
+      g <- do.call(rbind, lapply(c("adam", "sgd", "sgd_plain"), function(o) {
+        norms$optimizer <- o
+        norms
+      }))
+    }
   }
   runs <- rbind(cbind(g, triggers = "raised", stringsAsFactors = FALSE),
                 cbind(g[1:3, ], triggers = "default", stringsAsFactors = FALSE))
   # --only: the runs with that layer alone (fitted over a first table, --layers).
-  if (nzchar(only)) runs <- runs[startsWith(runs$after, only), ]
+  if (identical(only, "host")) {
+    runs <- runs[runs$triggers == "raised", ]
+  } else if (nzchar(only)) {
+    runs <- runs[startsWith(runs$after, only), ]
+  }
   rscript <- file.path(R.home("bin"), "Rscript")
   rows <- lapply(seq_len(nrow(runs)), function(i) {
     r <- runs[i, ]
