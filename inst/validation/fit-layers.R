@@ -872,7 +872,8 @@ hg_sgd <- hg$params * (hg$optimizer != "adam")
 hg_live <- hg$live_full - hg$heap0
 hfit_live <- stats::lm(hg_live ~ 0 + hg_adam + hg_sgd + host_units(hg, "bytes"))
 h_share <- round(stats::coef(hfit_live)[[3L]], 2)
-hg_max <- (hg$live_step_max - hg$heap0) - h_share * host_units(hg, "step_max")
+hg_units_max <- host_units(hg, "step_max")
+hg_max <- (hg$live_step_max - hg$heap0) - h_share * hg_units_max
 hfit_max <- stats::lm(hg_max ~ 0 + hg_adam + hg_sgd)
 hg_kept <- gpu_over(hg) - h_share * host_units(hg, "retained")
 hfit_kept <- stats::lm(hg_kept ~ hg_adam + hg_sgd)
@@ -887,7 +888,7 @@ cat(sprintf(paste0("\nthe host path in resident mode: %d runs of 100 steps (%d c
             nrow(hg), sum(is.finite(hg_live)), stats::coef(hfit_live)[[3L]],
             summary(hfit_live)$coefficients[3L, 2L],
             stats::coef(stats::lm(I(hg$live_step_max - hg$heap0) ~ 0 + hg_adam + hg_sgd +
-                                    host_units(hg, "step_max")))[[3L]],
+                                    hg_units_max))[[3L]],
             stats::coef(hfit_kept)[[1L]] / 1e6, summary(hfit_kept)$coefficients[1L, 2L] / 1e6,
             h_free))
 print(round(hfit, 2))
@@ -900,17 +901,17 @@ h_tab <- vapply(c(adam = "adam", sgd = "sgd", sgd_plain = "sgd_plain"), function
 # measurements-nodes-host-gpu.csv (measure-nodes.R --grid=nodes --device=gpu --only=host: two
 # stacks with a batch norm or a layer norm after each hidden layer, each optimizer, R's triggers
 # out of reach), each optimizer's nodes a step over sgd_plain's for the same model, through the
-# origin in the parameter tensors (two per ag_linear() and two per norm).
+# origin in the parameter tensors (the spec's shapes).
 hn <- utils::read.csv(file.path(here, "measurements-nodes-host-gpu.csv"), stringsAsFactors = FALSE)
 hn_key <- paste(hn$widths, hn$after)
 hn_plain <- hn[hn$optimizer == "sgd_plain", ]
 hn_over <- hn$nodes_step - hn_plain$nodes_step[match(hn_key, paste(hn_plain$widths,
                                                                      hn_plain$after))]
-hn_layers <- lengths(strsplit(hn$widths, "-", fixed = TRUE)) - 1L
-hn_tensors <- 2 * hn_layers + 2 * (hn_layers - 1L)
+hn_tensors <- vapply(seq_len(nrow(hn)), function(i) {
+  length(run_spec(hn$widths[i], hn$activation[i], hn$loss[i], hn$after[i])$shapes)
+}, 0)
 h_nodes <- vapply(c(adam = "adam", sgd = "sgd"), function(o) {
-  k <- hn$optimizer == o
-  sum(hn_tensors[k] * hn_over[k]) / sum(hn_tensors[k]^2)
+  through(hn_tensors, hn_over, hn$optimizer == o)
 }, 0)
 cat(sprintf(paste0("  R's nodes a step per parameter tensor over sgd_plain's (%d runs): adam %.1f ",
                    "(%.1f to %.1f by model), sgd %.1f\n"), nrow(hn), h_nodes[["adam"]],
