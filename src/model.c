@@ -354,12 +354,12 @@ static int unit_rule_applies(const agmem_model *m, const agmem_unit_rule *r, con
         strcmp(r->op, op) == 0;
 }
 
-/* Whether live rule r is a model's own row (a path other than AGMEM_BACKWARD_ANY) for model m:
-   m's device and backward path. m needs its device and backward. */
-static int own_live_rule(const agmem_live_rule *r, const agmem_model *m)
+/* Whether a gc or live rule of (device, backward) is a model's own row (a path other than
+   AGMEM_BACKWARD_ANY) for model m: m's device and backward path. m needs its device and
+   backward. */
+static int own_row(int device, int backward, const agmem_model *m)
 {
-    return r->backward != AGMEM_BACKWARD_ANY && r->device == m->device &&
-        r->backward == m->backward;
+    return backward != AGMEM_BACKWARD_ANY && device == m->device && backward == m->backward;
 }
 
 /* The path ggmlR's backward() takes for a model of these ops (a character vector that
@@ -456,8 +456,7 @@ void agmem_model_read(SEXP shapes, SEXP units, SEXP ops, SEXP optimizer, SEXP de
     /* the model's own figures, for its device and backward path, replace its host device's */
     for (R_xlen_t i = 0; i < agmem_n_gc_rules; i++) {
         const agmem_gc_rule *r = &agmem_gc_rules[i];
-        if (r->backward != AGMEM_BACKWARD_ANY && r->device == m->device &&
-            r->backward == m->backward) {
+        if (own_row(r->device, r->backward, m)) {
             m->gc[r->figure] = r->value;
             seen |= 1 << r->figure;
         }
@@ -479,14 +478,16 @@ void agmem_model_read(SEXP shapes, SEXP units, SEXP ops, SEXP optimizer, SEXP de
     /* The model's own per-parameter rows, for its device and backward path, where the table has
        them (agmem_live_rule): they replace the host device's. */
     int own = 0;
-    for (R_xlen_t j = 0; j < agmem_n_live_rules; j++)
-        if (own_live_rule(&agmem_live_rules[j], m) && agmem_live_rules[j].op == NULL &&
-            (agmem_live_rules[j].optimizer == AGMEM_ANY || agmem_live_rules[j].optimizer == opt))
+    for (R_xlen_t j = 0; j < agmem_n_live_rules; j++) {
+        const agmem_live_rule *r = &agmem_live_rules[j];
+        if (own_row(r->device, r->backward, m) && r->op == NULL &&
+            (r->optimizer == AGMEM_ANY || r->optimizer == opt))
             own = 1;
+    }
     for (R_xlen_t j = 0; j < agmem_n_live_rules; j++) {
         const agmem_live_rule *r = &agmem_live_rules[j];
         if (r->backward == AGMEM_BACKWARD_ANY ? r->device != m->host_device
-                                              : !own_live_rule(r, m))
+                                              : !own_row(r->device, r->backward, m))
             continue;
         if (r->op == NULL) {
             if (own && r->backward == AGMEM_BACKWARD_ANY)
