@@ -1077,13 +1077,14 @@ const agmem_live_rule agmem_live_rules[] = {
      "an attention called with causal_mask = TRUE, the step's largest live heap (the mask and "
      "the masked scores on the tape, and in the backward the scores' gradient through the "
      "sum), taken for the live bytes too; retained by the allocator: 9.13", 9.13, 32.01},
-    {CPU, ANY, "flash_attention", 37.36,
-     "issue #16 measurement (flash fit grid, fit-layers.R): per unit of d_model and sample of a "
-     "call of ag_flash_attention(), over its block's four ag_linear() at the table's figures, "
-     "the bytes live at full collections (the pairs that collected in full); retained by the "
-     "allocator: 36.09 (the fused op's ggml buffers outside R's heap); the step's largest: "
-     "fitted -79.79 (the table's linear figures, fitted on dense stacks, count more than a "
-     "projection without activation keeps at that point), written 0", 36.09, 0},
+    {CPU, ANY, "flash_attention", 33.29,
+     "issue #16 measurement (flash fit grids, fit-layers.R: measurements-flash-fit.csv and "
+     "-flash-fit-wide.csv): per unit of d_model and sample of a call of ag_flash_attention(), "
+     "over its block's four ag_linear() at the table's figures, the bytes live at full "
+     "collections (the pairs that collected in full); retained by the allocator: 37.25 (the "
+     "fused op's ggml buffers outside R's heap); the step's largest: fitted -76.40 (the "
+     "table's linear figures, fitted on dense stacks, count more than a projection without "
+     "activation keeps at that point), written 0", 37.25, 0},
     {CPU, ANY, "flash_causal", 16.00,
      "issue #16 measurement (flash fit grid, fit-layers.R): per pair of samples of a call of "
      "ag_flash_attention(causal = TRUE), the step's largest live heap (the mask the backward "

@@ -465,7 +465,9 @@ check_table(cbind(attention_causal = cfit), c("step_max", "three_bytes"), "causa
 # ---- ag_flash_attention(): the fused call and its causal mask ----
 # Pairs of measurements-flash-fit.csv (grid_flash_fit(): stacks alone and with a block of its
 # own around ag_flash_attention(), with causal = TRUE and without; 100 steps and one more under
-# gctorture(): validate-long.R --grid=flash_fit --torture=true), measurements-flash-alloc.csv
+# gctorture(): validate-long.R --grid=flash_fit --torture=true) and of
+# measurements-flash-fit-wide.csv (grid_flash_fit_wide(): eight more stacks, the call alone, at
+# batches that collect in full; --grid=flash_fit_wide --torture=true), measurements-flash-alloc.csv
 # (Rprofmem(): measure-alloc.R) and measurements-flash-three.csv (three steps: validate.R
 # --grid=flash_fit).
 # The call (`flash_attention`, d_model units per sample, whatever the heads: the heads are split
@@ -487,7 +489,7 @@ fp <- function(path, causal = FALSE) {
   got
 }
 lin_fig <- function(col, tab = live) sum(tab[[col]][tab$op %in% c("matmul", "add")])
-fl <- fp(file.path(here, "measurements-flash-fit.csv"))
+fl <- fp(file.path(here, c("measurements-flash-fit.csv", "measurements-flash-fit-wide.csv")))
 f <- fl$p
 fb <- fl$b
 f_opt <- function(col) vapply(f$optimizer, per_param, 0, col = col)

@@ -533,6 +533,26 @@ grid_flash_fit <- function() {
 }
 # The runs of grid_flash_fit() measured after its first twelve.
 grid_flash_fit_narrow <- function() grid_flash_fit()[-(1:12), ]
+# More of the call's fit, as the fit grid's two stacks gave its live bytes from three pairs only:
+# eight stacks alone and with a flash block (d_model 64 to 512, 2 to 8 heads, each optimizer,
+# sequences of 96 to 2048) at batches whose runs collect in full, 100 steps and one more under
+# gctorture() (validate-long.R --grid=flash_fit_wide --torture=true).
+grid_flash_fit_wide <- function() {
+  runs <- data.frame(widths = c("64-512-10", "64-512-10", "256-128-10", "64-192-10",
+                                "96-384-10", "32-64-10", "128-256-10", "64-320-10"),
+                     batch = c(160, 256, 640, 512, 256, 2048, 1024, 384),
+                     optimizer = c("sgd_plain", "adam", "sgd_plain", "adam", "sgd", "sgd",
+                                   "sgd_plain", "adam"),
+                     heads = c(4, 2, 4, 3, 6, 8, 8, 5), stringsAsFactors = FALSE)
+  g <- runs[rep(seq_len(nrow(runs)), each = 2L), ]
+  g$after <- rep(c("none", "flash"), nrow(runs))
+  g$heads[g$after == "none"] <- 1
+  g$loss <- "softmax_cross_entropy"
+  g$activation <- "relu"
+  g$variant <- "grads"
+  rownames(g) <- NULL
+  g
+}
 # Held out: the attention holdout's stacks, heads and optimizers with a flash block in place of
 # the attention, three with the mask, and its last at a sequence of 1024 with Adam.
 grid_flash_holdout <- function() {

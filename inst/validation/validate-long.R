@@ -21,10 +21,10 @@
 #   attention_dropout_holdout and attention_dropout_step: the same with its attention dropout on;
 #   attention_causal_fit and attention_causal_holdout: the same called with a causal mask, and
 #   attention_causal_gpu: the mask on the attention fit grid in resident mode;
-#   flash_fit and flash_holdout: a block around ag_flash_attention(); activations_fit,
-#   activations_softmax and activations_wide, activations_holdout: sigmoid, softmax and
-#   ag_cross_entropy_loss(), fitted by fit-layers.R; checkpoint: ag_checkpoint() around two
-#   layers, described by them)
+#   flash_fit, flash_fit_wide and flash_holdout: a block around ag_flash_attention();
+#   activations_fit, activations_softmax and activations_wide, activations_holdout: sigmoid,
+#   softmax and ag_cross_entropy_loss(), fitted by fit-layers.R; checkpoint: ag_checkpoint()
+#   around two layers, described by them)
 #   (--every=2 runs every second configuration of the grid, the first, third, ...: CI's share
 #   of the slow grids; --measure-only stops after measuring; --markdown prints the table in
 #   Markdown; --torture runs one more step under gctorture(), see measure-long.R)
@@ -156,6 +156,7 @@ if (nzchar(opt$from_csv)) {
                 attention_causal_fit = grid_attention_causal_fit,
                 attention_causal_holdout = grid_attention_causal_holdout,
                 flash_fit = grid_flash_fit, flash_fit_narrow = grid_flash_fit_narrow,
+                flash_fit_wide = grid_flash_fit_wide,
                 flash_holdout = grid_flash_holdout,
                 activations_fit = grid_activations_fit,
                 activations_softmax = grid_activations_softmax,
