@@ -7,6 +7,9 @@
 #   Rscript inst/validation/fit-layers.R [measurements-layers-fit.csv] \
 #     [measurements-layers-three.csv] [measurements-layers-three-gpu.csv]
 #
+# Each section says whether src/rules.c (the installed agmem's table) holds its figures; the exit
+# status is 1 when one does not (CI runs it in step 13).
+#
 # The fit grid pairs each dense stack with itself followed, after each hidden layer, by one of
 # the layers. What a pair differs by is what the layer costs, whatever the stack's own figures;
 # the layer's units are the hidden units (their sum over the hidden layers) times the batch. Per
@@ -255,12 +258,16 @@ attn_table <- function(p, fig) {
 # Says whether src/rules.c's figures `table` are the fitted figures `written` (as written there,
 # to two decimals: within 0.0051 of each), naming `what` and, after it, `where` (a device).
 say_held <- function(table, written, what, where = "") {
-  cat(if (!isTRUE(all(abs(table - written) <= 0.0051))) {
+  held <- isTRUE(all(abs(table - written) <= 0.0051))
+  if (!held) all_held <<- FALSE
+  cat(if (!held) {
     sprintf("the %s's rows%s differ from src/rules.c\n", what, where)
   } else {
     sprintf("src/rules.c holds the %s's figures%s\n", what, where)
   })
 }
+# Whether every table checked so far was held: the script's exit status is 1 when one was not.
+all_held <- TRUE
 # Whether src/rules.c holds the figures `fit` (rows: step_max, bytes, retained from the live
 # rules; alloc_step and three_bytes, the unit rules' alloc_step and bytes; columns: ops), to two
 # decimals, a negative figure of the rows `zero` written 0 (the safe side); says which, naming
@@ -926,3 +933,4 @@ say_held(c(h_tab, h_own_gc("unit_share"), round(h_own_gc("node_free"))),
          c(rbind(round(hfit[, c("adam", "sgd", "sgd")], 2),
                  nodes = round(c(h_nodes[["adam"]], h_nodes[["sgd"]], 0))),
            h_share, round(h_free)), "host path", " in resident mode")
+if (!all_held) quit(status = 1L)

@@ -28,7 +28,8 @@
 #     heap at the start; measurements-step-max.csv, the same configurations run for 5 steps and
 #     one more under gctorture()), per parameter for each optimizer and per unit and sample as
 #     for the live bytes: agmem_live_rules' `step_max`.
-# Then it compares them with the table agmem was built with (agmem must be installed).
+# Then it compares them with the table agmem was built with (agmem must be installed); exit
+# status 1 when they differ (CI runs it in step 13).
 
 here <- local({
   file_arg <- grep("^--file=", commandArgs(FALSE), value = TRUE)
@@ -168,4 +169,5 @@ if (requireNamespace("agmem", quietly = TRUE)) {
   off <- abs(table - fitted) > pmax(0.051, 1e-4 * abs(fitted))
   cat(if (any(off)) "differs from src/rules.c:" else "src/rules.c holds these figures",
       names(fitted)[off], "\n")
+  if (any(off)) quit(status = 1L)
 }

@@ -16,7 +16,8 @@
 # 1 / max(peak, 8 MB)^2): each configuration is assigned to the term that binds, then each term
 # is refitted on its configurations, until the assignment is stable.
 # Device "gpu": the pass pool and the persistent pool, by least squares on the same features.
-# Prints the figures; rules.c takes them (rounded) with this script as their citation.
+# Prints the figures; rules.c takes them (rounded) with this script as their citation. Exit
+# status 1 when the installed agmem's table differs from them (CI runs it in step 13).
 # Needs agmem installed (for its rule table); base R otherwise.
 
 args <- commandArgs(trailingOnly = TRUE)
@@ -170,4 +171,6 @@ fig$rules_c <- vapply(seq_len(nrow(fig)), function(i) {
 }, numeric(1))
 cat("\nrules.c figures: fitted here (rounded) and in the installed agmem\n")
 print(fig, row.names = FALSE)
-cat(if (isTRUE(all.equal(fig$fitted, fig$rules_c))) "all equal\n" else "DIFFERENT\n")
+held <- isTRUE(all.equal(fig$fitted, fig$rules_c))
+cat(if (held) "all equal\n" else "DIFFERENT\n")
+if (!held) quit(status = 1L)
