@@ -1047,31 +1047,32 @@ const agmem_live_rule agmem_live_rules[] = {
     {CPU, SGD_PLAIN, "embedding_table", 0,
      "issue #16 measurement (embedding's fit grid, fit-layers.R): the same without momentum "
      "(-0.23 fitted, written 0); retained: -11.13", -11.13, 0},
-    {CPU, ANY, "attention", 244.87,
-     "issue #16 measurement (attention's fit grids, d_model 256 and 512, fit-layers.R): per "
-     "unit of d_model and sample of ag_multihead_attention()'s projections, the step's largest "
-     "live heap, taken for the live bytes too (the grid's smaller runs end before a full "
-     "collection); retained by the allocator: 174.29", 174.29, 244.87, 0, 16},
-    {CPU, ANY, "attention_head", 192.78,
+    {CPU, ANY, "attention", 244.64,
+     "issue #16 measurement (attention's fit grids, d_model 256 and 512, 1 to 16 heads, "
+     "fit-layers.R): per unit of d_model and sample of ag_multihead_attention()'s "
+     "projections, the step's largest live heap, taken for the live bytes too (the grid's "
+     "smaller runs end before a full collection); retained by the allocator: 170.64",
+     170.64, 244.64, 0, 16},
+    {CPU, ANY, "attention_head", 191.35,
      "issue #16 measurement (attention's fit grids, fit-layers.R): per head and pair of "
      "samples, the step's largest live heap (the scores and the softmax the tape keeps, and "
-     "their gradients), taken for the live bytes too; retained by the allocator: -25.98",
-     -25.98, 192.78},
+     "their gradients), taken for the live bytes too; retained by the allocator: -21.23",
+     -21.23, 191.35},
     {CPU, ANY, "attention_slices", 0,
      "issue #16 measurement (attention's fit grids, fit-layers.R): per d_model x d_model unit "
-     "of an attention, the step's largest live heap: fitted -6.88 (the slice matrices less "
+     "of an attention, the step's largest live heap: fitted -6.41 (the slice matrices less "
      "what the parameter rules count over the attention's own parameters), written 0; taken "
-     "for the live bytes too; retained by the allocator: -81.86", -81.86, 0, 16719, 0},
-    {CPU, ANY, "attention_concat", 15.28,
+     "for the live bytes too; retained by the allocator: -81.74", -81.74, 0, 16719, 0},
+    {CPU, ANY, "attention_concat", 13.70,
      "issue #16 measurement (attention's fit grids, fit-layers.R): per d_model x d_model unit "
      "of an attention of more than one head, the step's largest live heap (the matrices that "
      "place the heads' rows, on the tape), taken for the live bytes too; retained by the "
-     "allocator: 21.38", 21.38, 15.28},
-    {CPU, ANY, "attention_block", 29.27,
+     "allocator: 57.80", 57.80, 13.70},
+    {CPU, ANY, "attention_block", 32.42,
      "issue #16 measurement (attention's fit grids, fit-layers.R): per head, unit of d_model "
      "and sample of an attention of more than one head, the step's largest live heap (the "
      "head's block and its sum on the tape), taken for the live bytes too; retained by the "
-     "allocator: 43.21", 43.21, 29.27},
+     "allocator: 17.49", 17.49, 32.42},
     {CPU, ANY, "attention_causal", 32.01,
      "issue #16 measurement (causal fit grid, fit-layers.R): per head and pair of samples of "
      "an attention called with causal_mask = TRUE, the step's largest live heap (the mask and "

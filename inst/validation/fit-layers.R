@@ -221,7 +221,9 @@ print(round(efit3, 2))
 # measurements-attention-three.csv (three steps): a dense stack alone and with an attention after
 # each hidden layer, of two head counts, at batches 64, 256 and 512 (the attention's sequence);
 # and the same of a wider attention (d_model 512: measurements-attention-wide.csv, -wide-three.csv
-# and -wide-alloc.csv), which tells the slices' term apart from the projections'.
+# and -wide-alloc.csv), which tells the slices' term apart from the projections'; and both stacks
+# with 8 and 16 heads (measurements-attention-heads.csv, 100 steps and one under gctorture()),
+# so that the per-head terms are not fitted on 1 to 4 heads alone.
 # A pair differs by the attention's parameters (4 d^2 + d a layer, at the parameter rules), its
 # projections (`attention`: d units per sample), its heads (`attention_head`: one per pair of
 # samples each), its head slices (`attention_slices`: each head's rows of Q, K and V are taken by
@@ -286,7 +288,8 @@ check_table <- function(fit, zero, what) {
   say_held(tab, written, what)
 }
 ap <- attn_pairs(file.path(here, c("measurements-attention-fit.csv",
-                                   "measurements-attention-wide.csv")))
+                                   "measurements-attention-wide.csv",
+                                   "measurements-attention-heads.csv")))
 a <- ap$p
 ab <- ap$b
 a_opt <- function(col) vapply(a$optimizer, per_param, 0, col = col)

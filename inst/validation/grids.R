@@ -398,6 +398,14 @@ attention_pairs <- function(widths, batches, heads) {
 # step more under gctorture() (measurements-attention-wide.csv; validate.R gives its three-step
 # runs and measure-alloc.R its allocations).
 grid_attention_wide <- function() attention_pairs("64-512-10", c(64, 256), c(1, 2))
+# And more heads than those two grids have (8 and 16), so that the per-head terms are not fitted
+# on 1 to 4 heads alone: the fit grid's stack with 8 heads at batches 64 and 256 and 16 at 128,
+# the wider stack with 8 heads at 64 and 128, each alone and with the attention, 100 steps and
+# one more under gctorture() (measurements-attention-heads.csv).
+grid_attention_heads <- function() {
+  rbind(attention_pairs("128-256-10", c(64, 256), 8), attention_pairs("128-256-10", 128, 16),
+        attention_pairs("64-512-10", c(64, 128), 8))
+}
 # Held out: other stacks, head counts, batches and optimizers, attention alone and with layer
 # norm (a transformer block's pair), and the second stack above.
 grid_attention_holdout <- function() {
