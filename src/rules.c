@@ -1058,11 +1058,24 @@ const agmem_live_rule agmem_live_rules[] = {
      "samples, the step's largest live heap (the scores and the softmax the tape keeps, and "
      "their gradients), taken for the live bytes too; retained by the allocator: -21.23",
      -21.23, 191.35},
-    {CPU, ANY, "attention_slices", 0,
+    {CPU, ADAM, "attention_slices", 0,
      "issue #16 measurement (attention's fit grids, fit-layers.R): per d_model x d_model unit "
-     "of an attention, the step's largest live heap: fitted -6.41 (the slice matrices less "
-     "what the parameter rules count over the attention's own parameters), written 0; taken "
-     "for the live bytes too; retained by the allocator: -81.74", -81.74, 0, 16719, 0},
+     "of an attention trained with optimizer_adam(), the step's largest live heap: fitted "
+     "-6.41 (the slice matrices less what the parameter rules count over the attention's own "
+     "parameters), written 0; taken for the live bytes too; retained by the allocator: -81.74",
+     -81.74, 0, 16719, 0},
+    {CPU, SGD, "attention_slices", 41.67,
+     "issue #16 measurement (measurements-attention-optim.csv, fit-layers.R): the same with "
+     "optimizer_sgd() and momentum, the attention's other terms at Adam's figures: the step's "
+     "largest point falls in the backward, the same to the byte with momentum and without, "
+     "where SGD's parameter rules (fitted on dense stacks, whose largest point is the step) "
+     "count 20 bytes a parameter less than Adam's; 4 pairs, 40.07 to 47.45 each; taken for "
+     "the live bytes too; retained by the allocator: -102.35", -102.35, 41.67, 16719, 0},
+    {CPU, SGD_PLAIN, "attention_slices", 47.35,
+     "issue #16 measurement (measurements-attention-optim.csv, fit-layers.R): the same "
+     "without momentum (its parameter rules count 1.4 bytes a parameter less than SGD's); "
+     "taken for the live bytes too; retained by the allocator: -66.18", -66.18, 47.35, 16719,
+     0},
     {CPU, ANY, "attention_concat", 13.70,
      "issue #16 measurement (attention's fit grids, fit-layers.R): per d_model x d_model unit "
      "of an attention of more than one head, the step's largest live heap (the matrices that "

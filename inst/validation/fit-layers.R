@@ -249,6 +249,11 @@ attn_pairs <- function(path, is_base = function(m) m$after == "none",
   got$p$blocks <- multi * got$p$heads * got$p$lin
   got
 }
+# The least-squares slope through the origin of y on x (the finite y that `keep` picks).
+through <- function(x, y, keep = rep(TRUE, length(y))) {
+  k <- keep & is.finite(y)
+  sum(x[k] * y[k]) / sum(x[k]^2)
+}
 attn_fit <- function(p, y, keep = rep(TRUE, nrow(p))) {
   d <- data.frame(y = y, p[names(a_ops)])[keep, ]
   stats::coef(stats::lm(y ~ 0 + lin + pairs + square + concat + blocks, data = d))
@@ -325,6 +330,37 @@ cat(sprintf(paste0("\nattention: %d pairs of 100-step runs (step_max: measured l
 print(round(afit, 2))
 # A negative step's largest is written 0 (the slices' is: a step frees nothing).
 check_table(afit, "step_max", "attention")
+# The other optimizers: the pairs of measurements-attention-optim.csv (both stacks, each alone
+# and with an attention, trained with SGD with and without momentum), the attention's terms at
+# the figures above but the slices'. The step's largest falls in the backward, before the
+# optimizer's step, so it is the same to the byte with momentum and without, while the
+# parameter rules (fitted on dense stacks, whose largest point is the optimizer's step) count
+# 20 to 22 bytes a parameter less than Adam's; what a pair leaves, per d^2 unit, is the slices'
+# figure for that optimizer (the attention's 4 d^2 parameters at their step's largest point).
+opp <- attn_pairs(file.path(here, "measurements-attention-optim.csv"))
+o <- opp$p
+ob <- opp$b
+o_opt <- function(col) vapply(o$optimizer, per_param, 0, col = col)
+o_max <- (o$live_step_max - o$heap0) - (ob$live_step_max - ob$heap0) - o$dparams * o_opt("step_max")
+o_kept <- over(o) - over(ob) - o$dparams * o_opt("retained")
+o_rest <- function(row) attn_table(o, replace(afit[row, ], "attention_slices", 0))
+ofit <- vapply(c("sgd", "sgd_plain"), function(opt) {
+  k <- o$optimizer == opt
+  c(step_max = through(o$square[k], (o_max - o_rest("step_max"))[k]),
+    retained = through(o$square[k], (o_kept - o_rest("retained"))[k]))
+}, numeric(2))
+o_per <- (o_max - o_rest("step_max")) / o$square
+cat(sprintf(paste0("the slices with SGD: %d pairs (%.2f to %.2f per d^2 each, with momentum ",
+                   "and without)\n"), nrow(o), min(o_per), max(o_per)))
+print(round(ofit, 2))
+slices <- live[live$op %in% "attention_slices", ]
+o_tab <- vapply(colnames(ofit), function(opt) {
+  r <- slices[slices$optimizer == opt, ]
+  c(r$step_max, r$retained, r$bytes)
+}, numeric(3))
+o_written <- rbind(pmax(round(ofit["step_max", ], 2), 0), round(ofit["retained", ], 2),
+                   pmax(round(ofit["step_max", ], 2), 0))
+say_held(o_tab, o_written, "attention under SGD")
 
 lt <- function(opt) live[live$op %in% "embedding_table" & live$optimizer == opt, ]
 ll <- live[live$op %in% "embedding", ]
@@ -450,10 +486,6 @@ cat(if (max(d_off) > 0.1) "the attention's dropout is more than 10% from dropout
 causal_pairs <- function(path) {
   attn_pairs(path, function(m) m$after == "attention", function(m) m$after == "attention_causal",
              by = "heads")
-}
-through <- function(x, y, keep = rep(TRUE, length(y))) {
-  k <- keep & is.finite(y)
-  sum(x[k] * y[k]) / sum(x[k]^2)
 }
 cs <- causal_pairs(file.path(here, "measurements-attention-causal.csv"))
 ca <- causal_pairs(file.path(here, "measurements-attention-causal-alloc.csv"))

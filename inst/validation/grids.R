@@ -406,6 +406,16 @@ grid_attention_heads <- function() {
   rbind(attention_pairs("128-256-10", c(64, 256), 8), attention_pairs("128-256-10", 128, 16),
         attention_pairs("64-512-10", c(64, 128), 8))
 }
+# And the other optimizers, as the fit grids train every attention with Adam: both stacks, each
+# alone and with an attention (4 heads at batch 256, and 2 at 128), with SGD and with SGD
+# without momentum, 100 steps and one more under gctorture() (measurements-attention-optim.csv).
+grid_attention_optim <- function() {
+  g <- rbind(attention_pairs("128-256-10", 256, 4), attention_pairs("64-512-10", 128, 2))
+  g <- g[rep(seq_len(nrow(g)), 2L), ]
+  g$optimizer <- rep(c("sgd", "sgd_plain"), each = nrow(g) / 2L)
+  rownames(g) <- NULL
+  g
+}
 # Held out: other stacks, head counts, batches and optimizers, attention alone and with layer
 # norm (a transformer block's pair), and the second stack above.
 grid_attention_holdout <- function() {

@@ -147,6 +147,7 @@ if (nzchar(opt$from_csv)) {
                 embed_holdout_gpu = grid_embed_holdout_gpu, attention_fit = grid_attention_fit,
                 attention_wide = grid_attention_wide,
                 attention_heads = grid_attention_heads,
+                attention_optim = grid_attention_optim,
                 attention_fit_gpu = grid_attention_fit_gpu,
                 attention_causal_gpu = grid_attention_causal_gpu,
                 attention_holdout_gpu = grid_attention_holdout_gpu,
