@@ -1067,9 +1067,9 @@ const agmem_live_rule agmem_live_rules[] = {
     {CPU, SGD, "attention_slices", 41.67,
      "issue #16 measurement (measurements-attention-optim.csv, fit-layers.R): the same with "
      "optimizer_sgd() and momentum, the attention's other terms at Adam's figures: the step's "
-     "largest point falls in the backward, the same to the byte with momentum and without, "
-     "where SGD's parameter rules (fitted on dense stacks, whose largest point is the step) "
-     "count 20 bytes a parameter less than Adam's; 4 pairs, 40.07 to 47.45 each; taken for "
+     "largest point falls before the optimizer's step (the same to the byte with momentum and "
+     "without), where SGD's parameter rules (fitted on dense stacks, where the update shows "
+     "there) count 20 bytes a parameter less than Adam's; 4 pairs, 40.07 to 47.45 each; taken for "
      "the live bytes too; retained by the allocator: -102.35", -102.35, 41.67, 16719, 0},
     {CPU, SGD_PLAIN, "attention_slices", 47.35,
      "issue #16 measurement (measurements-attention-optim.csv, fit-layers.R): the same "

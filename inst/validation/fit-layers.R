@@ -332,10 +332,10 @@ print(round(afit, 2))
 check_table(afit, "step_max", "attention")
 # The other optimizers: the pairs of measurements-attention-optim.csv (both stacks, each alone
 # and with an attention, trained with SGD with and without momentum), the attention's terms at
-# the figures above but the slices'. The step's largest falls in the backward, before the
-# optimizer's step, so it is the same to the byte with momentum and without, while the
-# parameter rules (fitted on dense stacks, whose largest point is the optimizer's step) count
-# 20 to 22 bytes a parameter less than Adam's; what a pair leaves, per d^2 unit, is the slices'
+# the figures above but the slices'. The step's largest point falls before the optimizer's step
+# (it is the same to the byte with momentum and without), while the parameter rules (fitted on
+# dense stacks, where the optimizer's update shows at that point) count 20 to 22 bytes a
+# parameter less than Adam's; what a pair leaves, per d^2 unit, is the slices'
 # figure for that optimizer (the attention's 4 d^2 parameters at their step's largest point).
 opp <- attn_pairs(file.path(here, "measurements-attention-optim.csv"))
 o <- opp$p
