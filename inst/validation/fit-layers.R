@@ -108,11 +108,18 @@ slope <- function(p, y, keep = rep(TRUE, length(y))) {
 lp <- pairs(long_csv)
 p <- lp$p
 b <- lp$b
-opt_fig <- function(col) vapply(p$optimizer, per_param, 0, col = col)
-d_max <- (p$live_step_max - p$heap0) - (b$live_step_max - b$heap0) - p$dparams * opt_fig("step_max")
-d_live <- (p$live_full - p$heap0) - (b$live_full - b$heap0) - p$dparams * opt_fig("bytes")
 over <- function(r) r$peak_100 - (r$heap_max - r$heap0)
-d_kept <- over(p) - over(b) - p$dparams * opt_fig("retained")
+# What the runs `r` of pairs hold over their bases `base`, less the parameters they add at the
+# parameter rules of their optimizers: the step's largest live heap (`col` "step_max"), the live
+# heap at full collections ("bytes") or what the allocator keeps over R's heap ("retained").
+pair_over_params <- function(r, base, col) {
+  held <- switch(col, step_max = function(x) x$live_step_max - x$heap0,
+                 bytes = function(x) x$live_full - x$heap0, retained = over)
+  held(r) - held(base) - r$dparams * vapply(r$optimizer, per_param, 0, col = col)
+}
+d_max <- pair_over_params(p, b, "step_max")
+d_live <- pair_over_params(p, b, "bytes")
+d_kept <- pair_over_params(p, b, "retained")
 fit <- rbind(step_max = slope(p, d_max), bytes = slope(p, d_live), retained = slope(p, d_kept))
 off_max <- d_max - p$units * fit["step_max", p$after]
 
@@ -297,9 +304,8 @@ ap <- attn_pairs(file.path(here, c("measurements-attention-fit.csv",
                                    "measurements-attention-heads.csv")))
 a <- ap$p
 ab <- ap$b
-a_opt <- function(col) vapply(a$optimizer, per_param, 0, col = col)
-a_max <- (a$live_step_max - a$heap0) - (ab$live_step_max - ab$heap0) - a$dparams * a_opt("step_max")
-a_kept <- over(a) - over(ab) - a$dparams * a_opt("retained")
+a_max <- pair_over_params(a, ab, "step_max")
+a_kept <- pair_over_params(a, ab, "retained")
 afit <- rbind(step_max = attn_fit(a, a_max), retained = attn_fit(a, a_kept))
 a_off <- a_max - attn_table(a, stats::setNames(afit["step_max", ], a_ops))
 # Allocated per step: Rprofmem() over one step (measure-alloc.R), as pairs.
@@ -340,16 +346,14 @@ check_table(afit, "step_max", "attention")
 opp <- attn_pairs(file.path(here, "measurements-attention-optim.csv"))
 o <- opp$p
 ob <- opp$b
-o_opt <- function(col) vapply(o$optimizer, per_param, 0, col = col)
-o_max <- (o$live_step_max - o$heap0) - (ob$live_step_max - ob$heap0) - o$dparams * o_opt("step_max")
-o_kept <- over(o) - over(ob) - o$dparams * o_opt("retained")
 o_rest <- function(row) attn_table(o, replace(afit[row, ], "attention_slices", 0))
+o_max <- pair_over_params(o, ob, "step_max") - o_rest("step_max")
+o_kept <- pair_over_params(o, ob, "retained") - o_rest("retained")
 ofit <- vapply(c("sgd", "sgd_plain"), function(opt) {
   k <- o$optimizer == opt
-  c(step_max = through(o$square[k], (o_max - o_rest("step_max"))[k]),
-    retained = through(o$square[k], (o_kept - o_rest("retained"))[k]))
+  c(step_max = through(o$square[k], o_max[k]), retained = through(o$square[k], o_kept[k]))
 }, numeric(2))
-o_per <- (o_max - o_rest("step_max")) / o$square
+o_per <- o_max / o$square
 cat(sprintf(paste0("the slices with SGD: %d pairs (%.2f to %.2f per d^2 each, with momentum ",
                    "and without)\n"), nrow(o), min(o_per), max(o_per)))
 print(round(ofit, 2))
@@ -358,8 +362,8 @@ o_tab <- vapply(colnames(ofit), function(opt) {
   r <- slices[slices$optimizer == opt, ]
   c(r$step_max, r$retained, r$bytes)
 }, numeric(3))
-o_written <- rbind(pmax(round(ofit["step_max", ], 2), 0), round(ofit["retained", ], 2),
-                   pmax(round(ofit["step_max", ], 2), 0))
+o_step <- pmax(round(ofit["step_max", ], 2), 0)
+o_written <- rbind(o_step, round(ofit["retained", ], 2), o_step)
 say_held(o_tab, o_written, "attention under SGD")
 
 lt <- function(opt) live[live$op %in% "embedding_table" & live$optimizer == opt, ]
@@ -534,13 +538,10 @@ lin_fig <- function(col, tab = live) sum(tab[[col]][tab$op %in% c("matmul", "add
 fl <- fp(file.path(here, c("measurements-flash-fit.csv", "measurements-flash-fit-wide.csv")))
 f <- fl$p
 fb <- fl$b
-f_opt <- function(col) vapply(f$optimizer, per_param, 0, col = col)
-f_max <- (f$live_step_max - f$heap0) - (fb$live_step_max - fb$heap0) - f$dparams * f_opt("step_max") -
-  4 * f$lin * lin_fig("step_max")
-f_kept <- over(f) - over(fb) - f$dparams * f_opt("retained") - 4 * f$lin * lin_fig("retained")
+f_max <- pair_over_params(f, fb, "step_max") - 4 * f$lin * lin_fig("step_max")
+f_kept <- pair_over_params(f, fb, "retained") - 4 * f$lin * lin_fig("retained")
 # The bytes live at full collections, from the pairs whose runs both collected in full.
-f_live <- (f$live_full - f$heap0) - (fb$live_full - fb$heap0) - f$dparams * f_opt("bytes") -
-  4 * f$lin * lin_fig("bytes")
+f_live <- pair_over_params(f, fb, "bytes") - 4 * f$lin * lin_fig("bytes")
 fa <- fp(file.path(here, "measurements-flash-alloc.csv"))
 f_alloc <- (fa$p$alloc - fa$b$alloc) - fa$p$dparams * vapply(fa$p$optimizer, param_alloc, 0) -
   4 * fa$p$lin * lin_fig("alloc_step", unit)
