@@ -553,7 +553,7 @@ grid_flash_fit <- function() {
 grid_flash_fit_narrow <- function() grid_flash_fit()[-(1:12), ]
 # More of the call's fit, as the fit grid's two stacks gave its live bytes from three pairs only:
 # eight stacks alone and with a flash block (d_model 64 to 512, 2 to 8 heads, each optimizer,
-# sequences of 96 to 2048) at batches whose runs collect in full, 100 steps and one more under
+# sequences of 160 to 2048) at batches whose runs collect in full, 100 steps and one more under
 # gctorture() (validate-long.R --grid=flash_fit_wide --torture=true).
 grid_flash_fit_wide <- function() {
   runs <- data.frame(widths = c("64-512-10", "64-512-10", "256-128-10", "64-192-10",
