@@ -1,0 +1,124 @@
+# checks-hold.R: whether vignettes/checks.Rmd quotes the validation scripts as they print today.
+#
+#   Rscript inst/validation/checks-hold.R            # from the package's sources
+#
+# The guide quotes validate.R and validate-long.R on the committed measurements: a command
+# naming its csvs (--from-csv=, with --markdown for a table), then the table and the summary it
+# prints. A change to the rule table changes those figures, and a guide that still shows the
+# old ones says what is no longer true. For each fenced block of the guide that starts with a
+# summary line ("N configurations: ..." or "host peak, device ..."), this runs the command
+# named last before it and checks that every line of the block is one the command prints and
+# that every such summary line it prints is in the block; for each row of a table of runs after
+# such a command (a table may show some of the rows), that the command prints it with
+# --markdown; and for the by-layer table,
+# that validate-long.R --by-layer on the csvs its paragraph names prints each row. Exit status
+# 1 when something differs, with the lines that do. Needs agmem installed; validate-long.R reads
+# only the csvs here (no ggmlR).
+
+here <- local({
+  file_arg <- grep("^--file=", commandArgs(FALSE), value = TRUE)
+  if (length(file_arg)) dirname(normalizePath(sub("^--file=", "", file_arg[1L]))) else "."
+})
+guide <- file.path(here, "..", "..", "vignettes", "checks.Rmd")
+if (!file.exists(guide)) stop("vignettes/checks.Rmd not found: run from the package's sources")
+lines <- readLines(guide)
+
+# What `script` prints for `args` (validate-long.R exits 1 when a goal is missed; that is not an
+# error here).
+printed <- local({
+  seen <- list()
+  function(script, args) {
+    key <- paste(script, paste(args, collapse = " "))
+    if (is.null(seen[[key]])) {
+      out <- suppressWarnings(system2(file.path(R.home("bin"), "Rscript"),
+                                      c("--vanilla", file.path(here, script), args),
+                                      stdout = TRUE, stderr = FALSE))
+      seen[[key]] <<- out
+    }
+    seen[[key]]
+  }
+})
+is_summary <- function(x) grepl("^([0-9]+ configurations:|host peak, device |device pools, )", x)
+# The csvs of a --from-csv= argument, as paths here.
+csvs <- function(arg) {
+  files <- strsplit(arg, ",", fixed = TRUE)[[1L]]
+  paste(file.path(here, basename(files)), collapse = ",")
+}
+
+# What differs, as "checks.Rmd:<line>: <what>".
+differ <- character(0)
+note <- function(at, what) differ <<- c(differ, sprintf("checks.Rmd:%d: %s", at, what))
+
+command <- NULL
+script <- "validate-long.R"
+in_fence <- FALSE
+fence <- integer(0)
+in_runs <- FALSE
+for (i in seq_along(lines)) {
+  l <- lines[[i]]
+  if (startsWith(l, "```")) {
+    if (in_fence && length(fence) && is_summary(lines[[fence[1L]]])) {
+      if (is.null(command)) stop(sprintf("checks.Rmd:%d: a summary with no command before it", i))
+      out <- printed(command$script, command$args)
+      block <- lines[fence]
+      for (k in which(!block %in% out)) note(fence[k], block[k])
+      for (x in setdiff(out[is_summary(out)], block)) {
+        note(fence[1L], sprintf("the block lacks \"%s\"", x))
+      }
+    }
+    in_fence <- !in_fence
+    fence <- integer(0)
+    next
+  }
+  if (in_fence) {
+    fence <- c(fence, i)
+    next
+  }
+  # The script a --from-csv= belongs to is the one named last before it.
+  named <- regmatches(l, gregexpr("validate(-long)?\\.R", l))[[1L]]
+  if (length(named)) script <- named[length(named)]
+  at <- regmatches(l, regexpr("--from-csv=[^` ]+", l))
+  if (length(at) && !grepl("--by-layer|--repeats", l)) {
+    args <- paste0("--from-csv=", csvs(sub("^--from-csv=", "", at)))
+    if (grepl("--markdown", l)) args <- c(args, "--markdown")
+    command <- list(script = script, args = args)
+  }
+  # A table of runs (its header is the one the scripts print) after a command: each row is one
+  # the command prints with --markdown.
+  if (startsWith(l, "| layers (widths) |")) in_runs <- TRUE
+  if (!startsWith(l, "|")) in_runs <- FALSE
+  if (in_runs && !startsWith(l, "|---")) {
+    if (is.null(command)) stop(sprintf("checks.Rmd:%d: a table with no command before it", i))
+    if (!l %in% printed(command$script, union(command$args, "--markdown"))) note(i, l)
+  }
+}
+
+# The by-layer table: the csvs its paragraph names, in backticks ("-x.csv" short for
+# "measurements-x.csv").
+head_at <- grep("^\\| layer, activation or loss \\|", lines)
+for (h in head_at) {
+  blank <- which(lines[seq_len(h - 2L)] == "")
+  text <- paste(lines[(max(blank) + 1L):(h - 2L)], collapse = " ")
+  named <- gsub("`", "", regmatches(text, gregexpr("`-?[a-z0-9-]+\\.csv`", text))[[1L]])
+  named <- ifelse(startsWith(named, "-"), paste0("measurements", named), named)
+  if (!length(named)) stop(sprintf("checks.Rmd:%d: the by-layer table names no csv", h))
+  out <- printed("validate-long.R", c("--by-layer", "--markdown",
+                                      paste0("--from-csv=", csvs(paste(named, collapse = ",")))))
+  rows <- h + 2L
+  while (rows <= length(lines) && startsWith(lines[[rows]], "| ")) {
+    if (!lines[[rows]] %in% out) note(rows, lines[[rows]])
+    rows <- rows + 1L
+  }
+  n_out <- sum(startsWith(out, "| ")) - 1L
+  if (rows - h - 2L != n_out) {
+    note(h, sprintf("the by-layer table has %d rows, --by-layer prints %d", rows - h - 2L, n_out))
+  }
+}
+
+if (length(differ)) {
+  cat("vignettes/checks.Rmd differs from what the validation scripts print now:\n")
+  cat(differ, sep = "\n")
+  quit(status = 1L)
+}
+cat(sprintf(paste0("vignettes/checks.Rmd holds what the validation scripts print (%d commands, ",
+                   "%d by-layer table)\n"), length(environment(printed)$seen), length(head_at)))
