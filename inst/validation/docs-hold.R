@@ -1,27 +1,33 @@
-# checks-hold.R: whether vignettes/checks.Rmd quotes the validation scripts as they print today.
+# docs-hold.R: whether README.md and vignettes/checks.Rmd show what agmem and the validation
+# scripts print today.
 #
-#   Rscript inst/validation/checks-hold.R            # from the package's sources
+#   Rscript inst/validation/docs-hold.R            # from the package's sources
 #
-# The guide quotes validate.R and validate-long.R on the committed measurements: a command
-# naming its csvs (--from-csv=, with --markdown for a table), then the table and the summary it
-# prints. A change to the rule table changes those figures, and a guide that still shows the
-# old ones says what is no longer true. For each fenced block of the guide that starts with a
-# summary line ("N configurations: ..." or "host peak, device ..."), this runs the command
-# named last before it and checks that every line of the block is one the command prints and
-# that every such summary line it prints is in the block; for each row of a table of runs after
-# such a command (a table may show some of the rows), that the command prints it with
-# --markdown; and for the by-layer table,
-# that validate-long.R --by-layer on the csvs its paragraph names prints each row. Exit status
-# 1 when something differs, with the lines that do. Needs agmem installed; validate-long.R reads
-# only the csvs here (no ggmlR).
+# README.md shows the output of its example command. The guide quotes validate.R and
+# validate-long.R on the committed measurements: a command naming its csvs (--from-csv=, with
+# --markdown for a table), then the table and the summary it prints. A change to the rule table
+# changes those figures, and a page that still shows the old ones says what is no longer true.
+# This runs the README's example (the R code of the Rscript -e in its first sh block) and checks
+# that it prints the block that follows. For each fenced block of the guide that starts with a
+# summary line ("N configurations: ..." or "host peak, device ..."), it runs the command named
+# last before it and checks that every line of the block is one the command prints and that
+# every such summary line it prints is in the block; for each row of a table of runs after such
+# a command (a table may show some of the rows), that the command prints it with --markdown;
+# and for the by-layer table, that validate-long.R --by-layer on the csvs its paragraph names
+# prints each row. Exit status 1 when something differs, with the lines that do. Needs agmem
+# installed; validate-long.R reads only the csvs here (no ggmlR).
 
 here <- local({
   file_arg <- grep("^--file=", commandArgs(FALSE), value = TRUE)
   if (length(file_arg)) dirname(normalizePath(sub("^--file=", "", file_arg[1L]))) else "."
 })
-guide <- file.path(here, "..", "..", "vignettes", "checks.Rmd")
-if (!file.exists(guide)) stop("vignettes/checks.Rmd not found: run from the package's sources")
-lines <- readLines(guide)
+top <- file.path(here, "..", "..")
+guide <- file.path(top, "vignettes", "checks.Rmd")
+readme <- file.path(top, "README.md")
+if (!file.exists(guide) || !file.exists(readme)) {
+  stop("README.md or vignettes/checks.Rmd not found: run from the package's sources")
+}
+rscript <- file.path(R.home("bin"), "Rscript")
 
 # What `script` prints for `args` (validate-long.R exits 1 when a goal is missed; that is not an
 # error here).
@@ -30,8 +36,7 @@ printed <- local({
   function(script, args) {
     key <- paste(script, paste(args, collapse = " "))
     if (is.null(seen[[key]])) {
-      out <- suppressWarnings(system2(file.path(R.home("bin"), "Rscript"),
-                                      c("--vanilla", file.path(here, script), args),
+      out <- suppressWarnings(system2(rscript, c("--vanilla", file.path(here, script), args),
                                       stdout = TRUE, stderr = FALSE))
       seen[[key]] <<- out
     }
@@ -45,9 +50,28 @@ csvs <- function(arg) {
   paste(file.path(here, basename(files)), collapse = ",")
 }
 
-# What differs, as "checks.Rmd:<line>: <what>".
+# What differs, as "<file>:<line>: <what>".
 differ <- character(0)
-note <- function(at, what) differ <<- c(differ, sprintf("checks.Rmd:%d: %s", at, what))
+note <- function(at, what, file = "checks.Rmd") {
+  differ <<- c(differ, sprintf("%s:%d: %s", file, at, what))
+}
+
+# The README's example: the R code its first sh block runs, and the block after it.
+lines <- readLines(readme)
+sh <- which(lines == "```sh")[1L]
+code <- sub("^.*Rscript -e '([^']*)'.*$", "\\1", lines[[sh + 1L]])
+fences <- which(lines == "```")
+shown <- fences[fences > sh + 2L][1:2]
+out <- suppressWarnings(system2(rscript, c("--vanilla", "-e", shQuote(code)), stdout = TRUE,
+                                stderr = FALSE))
+block <- lines[(shown[1L] + 1L):(shown[2L] - 1L)]
+if (!identical(out, block)) {
+  n <- max(length(out), length(block))
+  k <- which(!mapply(identical, out[seq_len(n)], block[seq_len(n)]))[1L]
+  note(shown[1L] + k, sprintf("the example prints \"%s\"", out[k]), "README.md")
+}
+
+lines <- readLines(guide)
 
 command <- NULL
 script <- "validate-long.R"
@@ -116,9 +140,10 @@ for (h in head_at) {
 }
 
 if (length(differ)) {
-  cat("vignettes/checks.Rmd differs from what the validation scripts print now:\n")
+  cat("README.md or vignettes/checks.Rmd differs from what is printed now:\n")
   cat(differ, sep = "\n")
   quit(status = 1L)
 }
-cat(sprintf(paste0("vignettes/checks.Rmd holds what the validation scripts print (%d commands, ",
-                   "%d by-layer table)\n"), length(environment(printed)$seen), length(head_at)))
+cat(sprintf(paste0("README.md shows what its example prints; vignettes/checks.Rmd what the ",
+                   "validation scripts print (%d commands, %d by-layer table)\n"),
+            length(environment(printed)$seen), length(head_at)))
