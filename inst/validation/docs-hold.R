@@ -14,8 +14,9 @@
 # every such summary line it prints is in the block; for each row of a table of runs after such
 # a command (a table may show some of the rows), that the command prints it with --markdown;
 # and for the by-layer table, that validate-long.R --by-layer on the csvs its paragraph names
-# prints each row. Exit status 1 when something differs, with the lines that do. Needs agmem
-# installed; validate-long.R reads only the csvs here (no ggmlR).
+# prints each row. Exit status 1 when something differs, with the lines that do. Needs agmem and
+# ggmlR installed: validate-long.R builds each run's model from ggmlR's layers, as agmem reads
+# them, and validate.R names ggmlR's version.
 
 here <- local({
   file_arg <- grep("^--file=", commandArgs(FALSE), value = TRUE)
@@ -26,6 +27,9 @@ guide <- file.path(top, "vignettes", "checks.Rmd")
 readme <- file.path(top, "README.md")
 if (!file.exists(guide) || !file.exists(readme)) {
   stop("README.md or vignettes/checks.Rmd not found: run from the package's sources")
+}
+if (!requireNamespace("agmem", quietly = TRUE) || !requireNamespace("ggmlR", quietly = TRUE)) {
+  stop("docs-hold.R needs agmem and ggmlR installed (R_LIBS names their libraries)")
 }
 rscript <- file.path(R.home("bin"), "Rscript")
 
@@ -68,7 +72,9 @@ block <- lines[(shown[1L] + 1L):(shown[2L] - 1L)]
 if (!identical(out, block)) {
   n <- max(length(out), length(block))
   k <- which(!mapply(identical, out[seq_len(n)], block[seq_len(n)]))[1L]
-  note(shown[1L] + k, sprintf("the example prints \"%s\"", out[k]), "README.md")
+  what <- if (is.na(out[k])) "nothing" else sprintf("\"%s\"", out[k])
+  what <- paste("the example prints", what, "here")
+  note(shown[1L] + k, what, "README.md")
 }
 
 lines <- readLines(guide)
