@@ -151,5 +151,5 @@ if (length(differ)) {
   quit(status = 1L)
 }
 cat(sprintf(paste0("README.md shows what its example prints; vignettes/checks.Rmd what the ",
-                   "validation scripts print (%d commands, %d by-layer table)\n"),
+                   "validation scripts print (%d commands, %d by-layer tables)\n"),
             length(environment(printed)$seen), length(head_at)))
