@@ -9,7 +9,8 @@
 #'   a single layer such as an `ag_linear()`, a list of layers in forward order
 #'   (a module of your own described by its layers, an attention it calls with a
 #'   causal mask as [ag_causal_attention()], a call of `ag_flash_attention()` as
-#'   [ag_flash_attention_call()]), or a list of `ag_param()`
+#'   [ag_flash_attention_call()], a segment it runs under `ag_checkpoint()` as
+#'   [ag_checkpoint_segment()]), or a list of `ag_param()`
 #'   tensors (such as `model$parameters()`). An `"ag_model_spec"` (from
 #'   [ag_dense_stack()] or from this function) is returned as it is.
 #' @param loss The loss the model is trained with: `"mse"`,
@@ -43,9 +44,13 @@
 #' to the output projection without a concatenation, which the device's pass
 #' pool shows). On device `"gpu"` every op of the attentions is one ggmlR's
 #' graph backward takes, so the step stays on the device unless another layer
-#' sends it to the host.
-#' On device `"gpu"` a batch norm, a layer norm or an embedding sends ggmlR's
-#' `backward()` to the host (their records have no op): the pass pool then
+#' sends it to the host. A segment run under `ag_checkpoint()`, described by
+#' [ag_checkpoint_segment()], is its layers, counted as if not checkpointed
+#' (more than it uses where the checkpoint saves), and the op `"checkpoint"`,
+#' which costs nothing of its own but sends `backward()` to the host.
+#' On device `"gpu"` a batch norm, a layer norm, an embedding or a checkpoint
+#' sends ggmlR's `backward()` to the host (their records have no op): the pass
+#' pool then
 #' holds the forward alone (an embedding's table without the copy a matmul
 #' makes of a weight), and the host is counted as on device `"cpu"`, with
 #' figures of its own for what stays on the device (the forward's values, the
@@ -57,10 +62,8 @@
 #' cannot read the layer before it or the layer is an embedding.
 #'
 #' **Not covered.** Any other layer (a module of your own, whose `forward()`
-#' may call `ag_checkpoint()`, ...; agmem says how to describe it by its
-#' layers: a segment run under `ag_checkpoint()` by the segment's layers,
-#' counted as if not checkpointed, which is more than it uses), a dropout after
-#' a layer agmem cannot read,
+#' agmem cannot read; agmem says how to describe it by its layers), a dropout
+#' after a layer agmem cannot read,
 #' or an `ag_linear()` with an activation agmem does not model: its parameters are counted (from its
 #' `parameters()` method, or else from the `ag_param` tensors among its
 #' fields), but its activation memory is not, and it is listed in `uncovered`
@@ -280,7 +283,7 @@ module_hint <- function() {
     "ag_model_spec(list(<layer 1>, <layer 2>, ...)), an attention it calls with ",
     "causal_mask = TRUE as ag_causal_attention(<attention>), a call of ag_flash_attention() ",
     "as ag_flash_attention_call(<d_model>, <n_heads>, <causal>), a segment it runs under ",
-    "ag_checkpoint() by the segment's layers (counted as if not checkpointed, which is more)"
+    "ag_checkpoint() as ag_checkpoint_segment(<its layers>)"
   )
 }
 

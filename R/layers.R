@@ -23,7 +23,9 @@ layer_readers <- list(
   attention = list(is = function(x) inherits(x, attention_classes),
                    read = function(...) read_attention(...)),
   flash_attention = list(is = function(x) inherits(x, "ag_flash_attention_call"),
-                         read = function(...) read_flash(...))
+                         read = function(...) read_flash(...)),
+  checkpoint = list(is = function(x) inherits(x, "ag_checkpoint_segment"),
+                    read = function(...) read_checkpoint(...))
 )
 
 # The reader of a layer: the first of layer_readers whose `is` accepts it, with its type as
@@ -51,7 +53,8 @@ is_linear <- function(x) {
 }
 
 # The layers of x in forward order: the layers of an ag_sequential, read through nested ones, or
-# x itself as a single layer. Refuses anything else, naming `arg`.
+# x itself as a single layer; a segment described by ag_checkpoint_segment() gives its layers,
+# then itself (read as the op that marks it). Refuses anything else, naming `arg`.
 flatten_layers <- function(x, arg, what, depth = 0L) {
   if (depth > 100L) {
     stop_arg("`", arg, "`: ag_sequential() models nest more than 100 deep.")
@@ -63,6 +66,9 @@ flatten_layers <- function(x, arg, what, depth = 0L) {
     }
     return(do.call(c, lapply(layers, flatten_layers, arg = arg, what = what,
                              depth = depth + 1L)))
+  }
+  if (inherits(x, "ag_checkpoint_segment")) {
+    return(c(flatten_layers(x$layers, arg, what, depth + 1L), list(x)))
   }
   if (is_layer(x)) {
     return(list(x))
@@ -82,10 +88,11 @@ is_layer_list <- function(x) {
 
 # Whether x looks like a ggmlR layer: an ag_linear(), an object of class "ag_layer" (every layer
 # of R/ag_layers.R), an ag_sequential, an attention described by ag_causal_attention(), a call
-# described by ag_flash_attention_call(), or an environment or a list with a forward() method.
+# described by ag_flash_attention_call(), a segment described by ag_checkpoint_segment(), or an
+# environment or a list with a forward() method.
 is_layer <- function(x) {
   inherits(x, c("ag_layer", "ag_sequential", "ag_causal_attention",
-                 "ag_flash_attention_call")) ||
+                 "ag_flash_attention_call", "ag_checkpoint_segment")) ||
     ((is.environment(x) || (is.list(x) && !is.data.frame(x))) && !inherits(x, "ag_tensor") &&
       is.function(x[["forward"]]))
 }
@@ -236,6 +243,19 @@ read_flash <- function(layer, i, arg, ...) {
   d <- layer_width(layer[["d_model"]], i, arg)
   list(row = layer_frame("flash_attention", d, d, NA, NA_character_),
        ops = c("flash_attention", if (isTRUE(layer[["causal"]])) "flash_causal"),
+       tensors = list())
+}
+
+# The mark of a segment run under ag_checkpoint() (R/ag_checkpoint.R:95-182 of ggmlR 0.8.8.1),
+# described by ag_checkpoint_segment() and read after the segment's own layers: the op
+# "checkpoint", the segment's output width per sample (`width`), which costs nothing of its own
+# and sends backward() to the host (its record has no op). list(reason) when the segment's last
+# layer is one agmem cannot read.
+read_checkpoint <- function(layer, i, arg, width = NA_real_) {
+  if (is.na(width)) {
+    return(list(reason = "the segment's last layer is not one agmem reads"))
+  }
+  list(row = layer_frame("checkpoint", width, width, NA, NA_character_), ops = "checkpoint",
        tensors = list())
 }
 

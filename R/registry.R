@@ -29,7 +29,8 @@ load_registry <- function() {
   registry$components <- reg$components
   registry$places <- reg$places
   registry$ops <- data.frame(name = reg$ops$name, kind = reg$ops$kind, rules = reg$ops$rules,
-                             host_backward = reg$ops$host_backward, stringsAsFactors = FALSE)
+                             host_backward = reg$ops$host_backward,
+                             pools_graph = reg$ops$pools_graph, stringsAsFactors = FALSE)
   registry$activations <- reg$ops$name[reg$ops$kind == "activation"]
   registry$losses <- sub("^loss_", "", reg$ops$name[reg$ops$kind == "loss"])
   registry$layers <- reg$layers

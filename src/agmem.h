@@ -156,14 +156,18 @@ typedef struct {
 } agmem_limit;
 
 /* An op a model may name: its name, its kind (AGMEM_OP_*), the op whose unit and live rules
-   it takes, NULL for its own (an op that runs another op's R code on other units), and whether
+   it takes, NULL for its own (an op that runs another op's R code on other units), whether
    ggmlR records it without an op, which sends the whole tape's backward to the host
-   (AGMEM_BACKWARD_HOST; 0 for an op the graph backward takes). */
+   (AGMEM_BACKWARD_HOST; 0 for an op the graph backward takes), and, for such an op, whether the
+   device's pools stay those of the graph backward all the same (1: the closures the host runs
+   compute on the device's tensors, as around a checkpoint; 0: the pass pool holds the forward
+   alone, as with a batch norm). */
 typedef struct {
     const char *name;
     int kind;
     const char *rules;
     int host_backward;
+    int pools_graph;
 } agmem_op;
 
 /* Bytes per parameter for an (optimizer, device, dtype), into one (component, where) cell:
@@ -269,9 +273,9 @@ extern const R_xlen_t agmem_n_gc_rules;
 extern const agmem_live_rule agmem_live_rules[];
 extern const R_xlen_t agmem_n_live_rules;
 int agmem_param_rule_matches(const agmem_param_rule *r, int optimizer, int device,
-                             int host_device, int dtype, int backward);
+                             int host_device, int dtype, int backward, int device_backward);
 int agmem_rule_place_matches(int rule_device, int where, int rule_backward, int device,
-                             int host_device, int backward);
+                             int host_device, int backward, int device_backward);
 R_xlen_t agmem_unit_op_index(const char *name);
 const agmem_op *agmem_op_named(const char *name);
 
@@ -295,6 +299,7 @@ typedef struct {
     double params;
     int device;
     int backward;               /* the path of backward() (AGMEM_BACKWARD_GRAPH or _HOST) ... */
+    int device_backward;        /* ... the path the device's pools hold (agmem_op pools_graph) */
     int host_device;            /* ... and the device whose host rules the host takes */
     agmem_cells fixed;
     R_xlen_t n_ops;

@@ -70,7 +70,8 @@ static void add_param_rules(agmem_cells *c, double params, int optimizer, const 
     int matched = 0, device = m->device;
     for (R_xlen_t i = 0; i < agmem_n_param_rules; i++) {
         const agmem_param_rule *r = &agmem_param_rules[i];
-        if (!agmem_param_rule_matches(r, optimizer, device, m->host_device, dtype, m->backward))
+        if (!agmem_param_rule_matches(r, optimizer, device, m->host_device, dtype, m->backward,
+                                      m->device_backward))
             continue;
         double b = agmem_keep(params * r->bytes);
         if (!R_FINITE(b))
@@ -350,7 +351,7 @@ static void read_run(SEXP run, agmem_model *m)
 static int unit_rule_applies(const agmem_model *m, const agmem_unit_rule *r, const char *op)
 {
     return agmem_rule_place_matches(r->device, r->where, r->backward, m->device, m->host_device,
-                                    m->backward) &&
+                                    m->backward, m->device_backward) &&
         strcmp(r->op, op) == 0;
 }
 
@@ -364,10 +365,14 @@ static int own_row(int device, int backward, const agmem_model *m)
 
 /* The path ggmlR's backward() takes for a model of these ops (a character vector that
    check_ops() accepted): AGMEM_BACKWARD_HOST when one of them is recorded without an op
-   (agmem_ops' host_backward), AGMEM_BACKWARD_GRAPH otherwise. Names agmem does not know, and NA,
-   are left for op_units() to refuse. */
-static int backward_path(SEXP ops)
+   (agmem_ops' host_backward), AGMEM_BACKWARD_GRAPH otherwise; and into *pools, the path the
+   device's pools hold: the graph's, unless one of those ops leaves the pass pool the forward
+   alone (host_backward without pools_graph). Names agmem does not know, and NA, are left for
+   op_units() to refuse. */
+static int backward_path(SEXP ops, int *pools)
 {
+    int path = AGMEM_BACKWARD_GRAPH;
+    *pools = AGMEM_BACKWARD_GRAPH;
     R_xlen_t n = XLENGTH(ops);
     for (R_xlen_t i = 0; i < n; i++) {
         if (i > 0 && i % AGMEM_INTERRUPT_EVERY == 0)
@@ -376,10 +381,13 @@ static int backward_path(SEXP ops)
         if (name == NA_STRING)
             continue;
         const agmem_op *op = agmem_op_named(CHAR(name));
-        if (op != NULL && op->host_backward)
-            return AGMEM_BACKWARD_HOST;
+        if (op != NULL && op->host_backward) {
+            path = AGMEM_BACKWARD_HOST;
+            if (!op->pools_graph)
+                *pools = AGMEM_BACKWARD_HOST;
+        }
     }
-    return AGMEM_BACKWARD_GRAPH;
+    return path;
 }
 
 /* Reads into m, once, everything a model's figures depend on but the batch size. Accepts the
@@ -410,7 +418,11 @@ void agmem_model_read(SEXP shapes, SEXP units, SEXP ops, SEXP optimizer, SEXP de
     m->device = dev;
     /* A dtype the graph backward does not run in sends backward() to the host, whatever the
        ops (agmem_dtype_host_backward). */
-    m->backward = agmem_dtype_host_backward[dt] ? AGMEM_BACKWARD_HOST : backward_path(ops);
+    int pools;
+    m->backward = backward_path(ops, &pools);
+    m->device_backward = pools;
+    if (agmem_dtype_host_backward[dt])
+        m->backward = m->device_backward = AGMEM_BACKWARD_HOST;
     /* A backward on the host runs the whole step in R, as on device "cpu", whose host rules
        the host then takes, but for the rules of the model's own device and path (the host
        path in resident mode: agmem_gc_rules and agmem_live_rules). */

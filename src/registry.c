@@ -131,7 +131,8 @@ static SEXP names_vector(const char *const *names, R_xlen_t count)
    `devices`, `dtypes`, `components`, `places` (character vectors, in the order of the code's
    enums), `ops` (a list of `name`, `kind` ("data", "linear", "activation", "loss", "layer",
    "table" or "pairs"), `rules`, the op whose rules it takes, NA for its own, and
-   `host_backward`, TRUE for an op that sends backward() to the host) and
+   `host_backward`, TRUE for an op that sends backward() to the host; `pools_graph`, TRUE for
+   such an op that leaves the device's pools the graph backward's) and
    `dtype_host_backward` (for each dtype, TRUE when it sends backward() to the host) and
    `layers` (the layer types agmem models) and `device_places` (for each device, the place whose
    peak the planners plan on) and `validated` (the largest validated batch size, width and
@@ -143,7 +144,7 @@ SEXP agmem_registry(void)
                            "layers", "device_places", "validated", "ggmlr_version",
                            "dtype_host_backward", ""};
     const char *opt_cols[] = {"name", "copies", ""};
-    const char *op_cols[] = {"name", "kind", "rules", "host_backward", ""};
+    const char *op_cols[] = {"name", "kind", "rules", "host_backward", "pools_graph", ""};
     SEXP out = PROTECT(Rf_mkNamed(VECSXP, outer));
 
     SEXP opt = Rf_mkNamed(VECSXP, opt_cols);
@@ -164,8 +165,10 @@ SEXP agmem_registry(void)
     SEXP op_kind = column(ops, 1, STRSXP, agmem_n_ops);
     SEXP op_rules = column(ops, 2, STRSXP, agmem_n_ops);
     SEXP op_host = column(ops, 3, LGLSXP, agmem_n_ops);
+    SEXP op_pools = column(ops, 4, LGLSXP, agmem_n_ops);
     for (R_xlen_t i = 0; i < agmem_n_ops; i++) {
         LOGICAL(op_host)[i] = agmem_ops[i].host_backward == AGMEM_BACKWARD_HOST;
+        LOGICAL(op_pools)[i] = agmem_ops[i].pools_graph != 0;
         SET_STRING_ELT(op_name, i, Rf_mkChar(agmem_ops[i].name));
         SET_STRING_ELT(op_kind, i, Rf_mkChar(agmem_op_kind_names[agmem_ops[i].kind]));
         SET_STRING_ELT(op_rules, i, agmem_ops[i].rules == NULL ? NA_STRING

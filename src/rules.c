@@ -76,7 +76,12 @@ const char *const agmem_op_kind_names[AGMEM_N_OP_KINDS] = {"data", "linear", "ac
    (measurements-attention-dropout-holdout.csv judges it). Batch norm (R/ag_layers.R:225, 245,
    337) and layer norm (R/ag_layers.R:475) are recorded without an op, and so is the embedding,
    its lookup and its table in one record (R/ag_layers.R:565): the graph backward refuses such a
-   tape (R/ag_backward_graph.R:295). */
+   tape (R/ag_backward_graph.R:295). So does a segment run under ag_checkpoint(), whose record
+   has no op (R/ag_checkpoint.R:170-181): "checkpoint" marks it, after the segment's own ops,
+   and costs nothing of its own (the segment is counted by its layers, as if not checkpointed).
+   Its closures compute on the device's tensors, so the pools stay the graph backward's (its
+   fifth field; measured: measurements-checkpoint-gpu.csv, pass pools 0.2% to 6% under the same
+   models without the checkpoint), while the host runs the backward in R. */
 const agmem_op agmem_ops[] = {
     {"input", AGMEM_OP_DATA, NULL},
     {"matmul", AGMEM_OP_LINEAR, NULL},
@@ -104,6 +109,7 @@ const agmem_op agmem_ops[] = {
     {"attention_causal", AGMEM_OP_PAIRS, NULL},
     {"flash_attention", AGMEM_OP_LAYER, NULL},
     {"flash_causal", AGMEM_OP_PAIRS, NULL},
+    {"checkpoint", AGMEM_OP_LAYER, NULL, AGMEM_BACKWARD_HOST, 1},
 };
 const R_xlen_t agmem_n_ops = sizeof agmem_ops / sizeof agmem_ops[0];
 
@@ -142,9 +148,12 @@ const R_xlen_t agmem_n_validated = sizeof agmem_validated / sizeof agmem_validat
    a call of ag_flash_attention() (R/ag_flash_attn.R:277-363) in a block of the user's own,
    described by ag_flash_attention_call(): its heads split and joined in R around the fused op
    ("flash_attention", d_model per sample) and with causal = TRUE its mask ("flash_causal", one
-   per pair of the sequence). */
+   per pair of the sequence); "checkpoint" is a segment of layers run under ag_checkpoint()
+   (R/ag_checkpoint.R:95-182), described by ag_checkpoint_segment(): its layers, then the
+   "checkpoint" op, the segment's output width per sample. */
 const char *const agmem_layer_names[] = {"linear", "batch_norm", "dropout", "layer_norm",
-                                         "embedding", "attention", "flash_attention"};
+                                         "embedding", "attention", "flash_attention",
+                                         "checkpoint"};
 const R_xlen_t agmem_n_layers = sizeof agmem_layer_names / sizeof agmem_layer_names[0];
 
 #define ANY AGMEM_ANY
@@ -432,6 +441,13 @@ const agmem_unit_rule agmem_unit_rules[] = {
      "written 0; allocated per step (Rprofmem()): the seq x seq mask (.ag_flash_mask(), "
      "R/ag_flash_attn.R:83-96) and its as.numeric() upload in the forward and the backward",
      26.08},
+    {"checkpoint", CPU, AGMEM_ACTIVATIONS, HOST, 0, MEASURED,
+     "issue #16 measurement (measurements-checkpoint.csv, validate-long.R --grid=checkpoint): "
+     "per unit and sample of a segment's output, nothing of its own: the segment is counted by "
+     "its layers as if not checkpointed (its 100-step peaks 0.55 to 0.93 of host_high); "
+     "allocated per step (Rprofmem(), measure-alloc.R --grid=checkpoint): -84 to +32 bytes per "
+     "unit and sample of the segment's layers against the plain segment (the replay's second "
+     "forward, and the closures' backward in place of the graph's), written 0", 0},
 
     /* ---- device "gpu": f32 in the device's pass pool ---- */
     {"input", GPU, AGMEM_ACTIVATIONS, DEVICE, 4, MEASURED,
@@ -625,6 +641,13 @@ const agmem_unit_rule agmem_unit_rules[] = {
     {"flash_causal", GPU, AGMEM_ACTIVATIONS, DEVICE, 2, MEASURED,
      "issue #16 measurement (measure-one.R, pass pool, backward on the host: 2.00 per pair "
      "of samples): the causal mask in f16", 0, AGMEM_BACKWARD_HOST},
+    {"checkpoint", GPU, AGMEM_ACTIVATIONS, DEVICE, 0, MEASURED,
+     "issue #16 measurement (measurements-checkpoint-gpu.csv, validate-long.R "
+     "--grid=checkpoint_gpu): a segment run under ag_checkpoint() sends the backward to the "
+     "host's closures (its record has no op, R/ag_checkpoint.R:170-181), which compute on the "
+     "device's tensors: the pass pool was 0.2% to 6% under the same model without the "
+     "checkpoint, whose graph backward's rows agmem keeps (the segment's first forward and its "
+     "replay are not kept apart); nothing of its own", 0},
     {"dropout", GPU, AGMEM_ACTIVATIONS, DEVICE, 8, MEASURED,
      "issue #16 measurement (pass pool, backward on the host): the f32 mask's upload and "
      "ag_mul()'s product (R/ag_layers.R:185-189)", 0, AGMEM_BACKWARD_HOST},
@@ -1104,6 +1127,14 @@ const agmem_live_rule agmem_live_rules[] = {
      "ag_flash_attention(causal = TRUE), the step's largest live heap (the mask the backward "
      "keeps, and its upload's copy), taken for the live bytes too; retained by the allocator: "
      "12.73", 12.73, 16.00},
+    {CPU, ANY, "checkpoint", 0,
+     "issue #16 measurement (measurements-checkpoint.csv): a segment run under ag_checkpoint() "
+     "is counted by its layers as if not checkpointed, the upper side: the checkpoint lowered "
+     "the step's largest live heap by 19% to 30% where the heap passed R's first trigger (it "
+     "keeps the segment's values and gradients only while the backward replays it, "
+     "R/ag_checkpoint.R:204-297), by a share that depends on where the step peaks, not on the "
+     "segment's units; nothing of its own live, retained or at the step's largest; the "
+     "replay's R nodes (the segment's ops again) are not counted", 0, 0},
     /* Device "gpu" with the graph backward (resident mode): the host's figures, fitted by
        fit-long.R on the long fit grid run with ag_device("gpu") (measurements-long-fit-gpu.csv,
        measurements-step-max-gpu.csv), the nodes by measure-nodes.R --device=gpu
@@ -1245,14 +1276,16 @@ const agmem_live_rule agmem_live_rules[] = {
 const R_xlen_t agmem_n_live_rules = sizeof agmem_live_rules / sizeof agmem_live_rules[0];
 
 /* Whether a rule of device rule_device, into place `where`, for backward path rule_backward,
-   applies to a model on `device` whose backward takes path `backward` and whose host takes the
-   host rules of host_device: a host row of host_device, a device row of device, either of the
-   path or of any. All codes in range. */
+   applies to a model on `device` whose backward takes path `backward` on the host and whose
+   pools hold path device_backward's, and whose host takes the host rules of host_device: a host
+   row of host_device and of `backward`, a device row of device and of device_backward, either of
+   the path or of any. All codes in range. */
 int agmem_rule_place_matches(int rule_device, int where, int rule_backward, int device,
-                             int host_device, int backward)
+                             int host_device, int backward, int device_backward)
 {
     int on = where == AGMEM_HOST ? host_device : device;
-    return rule_device == on && (rule_backward == AGMEM_BACKWARD_ANY || rule_backward == backward);
+    int path = where == AGMEM_HOST ? backward : device_backward;
+    return rule_device == on && (rule_backward == AGMEM_BACKWARD_ANY || rule_backward == path);
 }
 
 /* Whether parameter rule r applies to a model of (optimizer, device, dtype) whose backward takes
@@ -1260,12 +1293,12 @@ int agmem_rule_place_matches(int rule_device, int where, int rule_backward, int 
    Host rows of another device are device "cpu"'s, R doubles, whose dtype is "f32" whatever the
    model's. All codes in range. */
 int agmem_param_rule_matches(const agmem_param_rule *r, int optimizer, int device,
-                             int host_device, int dtype, int backward)
+                             int host_device, int dtype, int backward, int device_backward)
 {
     int dt = r->where == AGMEM_HOST && host_device != device ? AGMEM_F32 : dtype;
     return (r->optimizer == AGMEM_ANY || r->optimizer == optimizer) &&
         agmem_rule_place_matches(r->device, r->where, r->backward, device, host_device,
-                                 backward) &&
+                                 backward, device_backward) &&
         (r->dtype == AGMEM_ANY || r->dtype == dt);
 }
 

@@ -665,3 +665,6 @@ grid_checkpoint <- function() {
   rownames(g) <- NULL
   g
 }
+# The same in resident mode, ag_device("gpu"): ggmlR's graph backward declines a tape that holds
+# a checkpoint (its record has no op, R/ag_checkpoint.R), so the whole backward runs on the host.
+grid_checkpoint_gpu <- function() cbind(grid_checkpoint(), device = "gpu", stringsAsFactors = FALSE)

@@ -54,7 +54,7 @@ make_matrices <- function(widths, n, loss, embed = 0L) {
 # as ggmlR's documentation suggests writing one: Q, K and V by three ag_linear(w, w), the call,
 # and an ag_linear(w, w) after it; "flash_causal", the same with causal = TRUE. "dense2" is two
 # ag_linear(w, w, "relu") in an ag_sequential(); "checkpoint" the same two run under
-# ag_checkpoint() by a module of its own, described to agmem by the two layers.
+# ag_checkpoint() by a module of its own, described to agmem by ag_checkpoint_segment().
 after_layers <- list(
   batch_norm = function(w, heads) ggmlR::ag_batch_norm(w),
   batch_norm_eval = function(w, heads) ggmlR::ag_eval(ggmlR::ag_batch_norm(w)),
@@ -76,11 +76,11 @@ dense2 <- function(w) {
 }
 
 # A module of its own that runs the ag_sequential() `seg` under ag_checkpoint() (its activations
-# not kept, the segment run again in the backward); described by `seg` itself, as a user
-# describes the segment by its layers.
+# not kept, the segment run again in the backward); described as a user describes it,
+# ag_checkpoint_segment(seg).
 checkpoint_module <- function(seg) {
   module <- new.env(parent = emptyenv())
-  module$describe <- function() list(seg)
+  module$describe <- function() list(agmem::ag_checkpoint_segment(seg))
   module$forward <- function(x) ggmlR::ag_checkpoint(function(h) seg$forward(h), x)
   module$parameters <- function() seg$parameters()
   module
@@ -320,17 +320,15 @@ layer_ops <- c(
   dropout = "ag_dropout()", layer_norm = "ag_layer_norm()", embedding = "ag_embedding()",
   attention_head = "ag_multihead_attention()", attention_dropout = "its attention dropout",
   attention_causal = "its causal mask", flash_attention = "ag_flash_attention()",
-  flash_causal = "its causal mask (flash)"
+  flash_causal = "its causal mask (flash)",
+  checkpoint = "ag_checkpoint(), as ag_checkpoint_segment()"
 )
 
-# Prints, for each op of layer_ops the judged runs m have (judge_runs()), and for the runs with
-# ag_checkpoint() (described by the segment's layers), the number of runs and their shares
-# within tolerance and at or under host_high; in Markdown with `markdown`.
+# Prints, for each op of layer_ops the judged runs m have (judge_runs()), the number of runs and
+# their shares within tolerance and at or under host_high; in Markdown with `markdown`.
 print_by_layer <- function(m, markdown = FALSE) {
   has <- lapply(names(layer_ops), function(o) vapply(m$ops, function(x) o %in% x, TRUE))
   names(has) <- layer_ops
-  after <- vapply(seq_len(nrow(m)), function(i) field_of(m, "after", i, "none"), "")
-  has[["ag_checkpoint(), described by its layers"]] <- grepl("checkpoint", after, fixed = TRUE)
   has <- has[vapply(has, any, TRUE)]
   rows <- data.frame(
     what = names(has), runs = vapply(has, sum, 0),

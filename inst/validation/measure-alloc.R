@@ -21,17 +21,18 @@ opt <- read_args(list(widths = "64,32,8", batch = "16", optimizer = "adam", acti
                       loss = "softmax_cross_entropy", after = "none", embed = "0", heads = "1",
                       seed = "1", device = "cpu", grid = "", out = ""))
 
-# --grid: each configuration of a grid of grids.R (flash_fit on the CPU; attention_fit_gpu,
-# flash_fit_gpu, attention_causal_gpu: the attentions in resident mode) in a fresh R process, its
-# RESULT fields written to the table --out.
+# --grid: each configuration of a grid of grids.R (flash_fit and checkpoint on the CPU;
+# attention_fit_gpu, flash_fit_gpu, attention_causal_gpu: the attentions in resident mode) in a
+# fresh R process, its RESULT fields written to the table --out.
 if (nzchar(opt$grid)) {
   source(file.path(here, "grids.R"))
   g <- switch(opt$grid, flash_fit = cbind(grid_flash_fit(), device = "cpu"),
+              checkpoint = cbind(grid_checkpoint(), heads = 1, device = "cpu"),
               attention_fit_gpu = grid_attention_fit_gpu(),
               flash_fit_gpu = grid_flash_fit_gpu(),
               attention_causal_gpu = grid_attention_causal_gpu(),
-              stop(paste("`--grid` must be flash_fit, attention_fit_gpu, flash_fit_gpu or",
-                         "attention_causal_gpu"),
+              stop(paste("`--grid` must be flash_fit, checkpoint, attention_fit_gpu,",
+                         "flash_fit_gpu or attention_causal_gpu"),
                    call. = FALSE))
   rscript <- file.path(R.home("bin"), "Rscript")
   rows <- lapply(seq_len(nrow(g)), function(i) {

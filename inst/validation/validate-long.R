@@ -167,7 +167,7 @@ if (nzchar(opt$from_csv)) {
                 activations_holdout_softmax = grid_activations_holdout_softmax,
                 activations_wide_gpu = grid_activations_wide_gpu,
                 activations_holdout_gpu = grid_activations_holdout_gpu,
-                checkpoint = grid_checkpoint)
+                checkpoint = grid_checkpoint, checkpoint_gpu = grid_checkpoint_gpu)
   if (!opt$grid %in% names(grids)) {
     stop("`--grid` must be one of ", paste(names(grids), collapse = ", "), call. = FALSE)
   }

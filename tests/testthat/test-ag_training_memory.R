@@ -105,23 +105,29 @@ reference_nodes <- function(spec, flat, batch, optimizer, live, fig) {
 }
 
 # The path of backward() for a model of these ops in this dtype: "host" when one of them is
-# recorded without an op (a batch norm, a layer norm or an embedding) or the dtype is f16 or
-# bf16 (ggmlR's graph backward runs in f32 only), "graph" otherwise; a rule of path "any" holds
-# on both. With the backward on the host, the host takes device "cpu"'s rules (everything runs
-# in R), whose dtype is "f32", with the rows of its own device and path over them.
+# recorded without an op (a batch norm, a layer norm, an embedding or a checkpoint) or the dtype
+# is f16 or bf16 (ggmlR's graph backward runs in f32 only), "graph" otherwise; a rule of path
+# "any" holds on both. With the backward on the host, the host takes device "cpu"'s rules
+# (everything runs in R), whose dtype is "f32", with the rows of its own device and path over
+# them. The device's pools hold the graph's path when every op that sends the backward to the
+# host leaves them so (pools_graph: a checkpoint) and the dtype is f32.
 reference_backward <- function(ops, dtype) {
   reg <- agmem:::registry_names("ops")
-  if (any(reg$host_backward[reg$name %in% ops]) || dtype != "f32") "host" else "graph"
+  sends <- reg$name %in% ops & reg$host_backward
+  host <- any(sends) || dtype != "f32"
+  pools <- any(sends & !reg$pools_graph) || dtype != "f32"
+  list(host = if (host) "host" else "graph", device = if (pools) "host" else "graph")
 }
 rule_applies <- function(rule_device, where, rule_backward, device, host_device, backward) {
   on <- if (where == "host") host_device else device
-  rule_device == on && rule_backward %in% c("any", backward)
+  rule_device == on && rule_backward %in% c("any", backward[[where]])
 }
 
 reference_memory <- function(spec, batch, optimizer, device, dtype, steps = 100, data = 0) {
   rules <- training_rules()
   flat <- spec_ops(spec)
-  backward <- reference_backward(unlist(flat$ops), dtype)
+  paths <- reference_backward(unlist(flat$ops), dtype)
+  backward <- paths$host
   host_device <- if (backward == "host") "cpu" else device
   n <- 0
   for (shape in spec$shapes) n <- n + prod(shape)
@@ -138,7 +144,7 @@ reference_memory <- function(spec, batch, optimizer, device, dtype, steps = 100,
     dt <- if (p$where[[i]] == "host" && host_device != device) "f32" else dtype
     if (p$optimizer[[i]] %in% c("any", optimizer) &&
       rule_applies(p$device[[i]], p$where[[i]], p$backward[[i]], device, host_device,
-                   backward) &&
+                   paths) &&
       p$dtype[[i]] %in% c("any", dt)) {
       add(p$component[[i]], p$where[[i]], n * p$bytes[[i]], p$basis[[i]])
       if (p$where[[i]] == "host") {
@@ -153,7 +159,7 @@ reference_memory <- function(spec, batch, optimizer, device, dtype, steps = 100,
     mine <- which(u$op == rules_of(flat$ops[[k]]))
     mine <- mine[mapply(rule_applies, u$device[mine], u$where[mine], u$backward[mine],
                         MoreArgs = list(device = device, host_device = host_device,
-                                        backward = backward))]
+                                        backward = paths))]
     for (i in mine) {
       add(u$component[[i]], u$where[[i]], units * u$bytes[[i]], u$basis[[i]])
       if (u$where[[i]] == "host") {
@@ -511,12 +517,12 @@ test_that("every figure equals the rule table evaluated in R; peaks are sums, mo
                              sample(c("mse", "cross_entropy", "softmax_cross_entropy"), 1L),
                              stats::runif(1) < 0.8)
       g <- grid[sample.int(nrow(grid), 1L), ]
-      # Half the models have batch norm (in either mode), dropout or layer norm after hidden
-      # layers (on device "gpu" a dropout alone keeps the graph backward; the others send it to
-      # the host).
+      # Half the models have batch norm (in either mode), dropout, layer norm or a checkpoint's
+      # mark after hidden layers (on device "gpu" a dropout alone keeps the graph backward; the
+      # others send it to the host, a checkpoint alone with the pools the graph's).
       if (length(widths) > 2L && stats::runif(1) < 0.5) {
         for (h in seq_len(length(widths) - 2L)) {
-          norms <- c("batch_norm", "batch_norm_eval", "dropout", "layer_norm")
+          norms <- c("batch_norm", "batch_norm_eval", "dropout", "layer_norm", "checkpoint")
           spec$ops[[h]] <- c(spec$ops[[h]], sample(norms, sample(0:2, 1L)))
         }
       }

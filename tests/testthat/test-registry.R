@@ -12,7 +12,7 @@ test_that("the registry holds the names of the C tables", {
   expect_identical(reg("losses"), c("mse", "cross_entropy", "softmax_cross_entropy"))
   expect_identical(reg("activations"), c("relu", "sigmoid", "tanh", "softmax"))
   expect_identical(reg("layers"), c("linear", "batch_norm", "dropout", "layer_norm", "embedding",
-                                    "attention", "flash_attention"))
+                                    "attention", "flash_attention", "checkpoint"))
   expect_identical(reg("device_places"), c(cpu = "host", gpu = "device"))
   # ggmlR's graph backward runs in f32 only: the other dtypes send backward() to the host.
   expect_identical(reg("dtype_host_backward"), c(f32 = FALSE, f16 = TRUE, bf16 = TRUE))
@@ -70,7 +70,11 @@ test_that("every op has rules on the CPU, every rule names an op, and the regist
   # on one path of it only are the device's.
   expect_identical(all_ops$name[all_ops$host_backward],
                    c("batch_norm", "batch_norm_eval", "layer_norm", "embedding",
-                     "embedding_table"))
+                     "embedding_table", "checkpoint"))
+  # Of those, the checkpoint's closures compute on the device's tensors: its pools stay the
+  # graph backward's.
+  expect_identical(all_ops$name[all_ops$pools_graph], "checkpoint")
+  expect_true(all(all_ops$host_backward[all_ops$pools_graph]))
   expect_setequal(unique(c(rules$param$backward, rules$unit$backward)), c("any", "graph", "host"))
   expect_identical(unique(rules$unit$device[rules$unit$backward != "any"]), "gpu")
   expect_identical(unique(rules$param$device[rules$param$backward != "any"]), "gpu")
