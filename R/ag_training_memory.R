@@ -73,6 +73,17 @@
 #' first three steps, the protocol of the three-step validation, and
 #' `host_high` is `host_peak`.
 #'
+#' R's collector can be set at start-up: `R_GC_MEM_GROW` (0 to 3),
+#' `R_GC_GROWFRAC`, `R_GC_GROWINCRFRAC` and `R_GC_VGROWINCRFRAC` change how far
+#' a full collection grows the trigger, `R_VSIZE` (or `--min-vsize`) sets the
+#' first trigger. agmem reads them from this session's environment as R reads
+#' them and computes the trigger with them, here and in the planners; the
+#' report names them and `host_regime$collector` lists them. To plan for an R
+#' process that will start with other settings, set them with [Sys.setenv()]
+#' first. R's node settings (`R_NSIZE`, `R_GC_NGROWINCRFRAC`) and a cap on the
+#' vector heap (`R_MAX_VSIZE`) are not modelled: when set, they give a warning
+#' of class `agmem_warning_collector`.
+#'
 #' Measured in `inst/validation` (ggmlR 0.8.8.1, R 4.2.2, 2 cores; see
 #' `vignette("checks")`): on configurations outside the fit grid, the device
 #' pools are predicted within 2%; the peak of a 100-step run, whose garbage is
@@ -99,11 +110,13 @@
 #'   error of `live`), `ceiling` (the resident memory it
 #'   allows), `allocated` (the bytes the run allocates, with what R's nodes
 #'   add) and `binding`
-#'   (`"collector"` or `"allocated"`: the one that is the host peak); for a
+#'   (`"collector"` or `"allocated"`: the one that is the host peak) and
+#'   `collector` (the settings of R's collector read from the environment
+#'   that change R's defaults, as `"NAME=VALUE"`; empty with none); for a
 #'   run of a few steps, `run` (`"few steps"`), `steps`,
 #'   `allocated`, `headroom` (the collector's first trigger), `collected` (the
-#'   sum of the host components) and `binding` (`"allocated"`, `"headroom"`
-#'   or `"collected"`); and `beyond_validated`, what of
+#'   sum of the host components), `binding` (`"allocated"`, `"headroom"`
+#'   or `"collected"`) and `collector`; and `beyond_validated`, what of
 #'   the figure lies beyond the range the model was validated on (a batch size,
 #'   a layer width or a parameter count larger than any measured; empty when
 #'   nothing does). Unless `quiet`, the report of
@@ -148,7 +161,8 @@ ag_training_memory <- function(model, batch_size = 32L, optimizer = c("adam", "s
   check_ggmlr_version()
   spec <- spec_on_device(as_model_spec(model, "model"), device, dtype)
   flat <- spec_ops(spec)
-  run <- model_run(spec, steps, data_size)
+  collector <- collector_settings()
+  run <- model_run(spec, steps, data_size, collector)
   fig <- .Call(agmem_training_memory, spec$shapes, flat$units, flat$ops, batch_size, optimizer,
                device, dtype, run)
   components <- structure(
@@ -161,13 +175,14 @@ ag_training_memory <- function(model, batch_size = 32L, optimizer = c("adam", "s
     components = components,
     params = fig$params, batch_size = as.double(batch_size), optimizer = optimizer,
     device = device, dtype = dtype, loss = spec$loss, uncovered = spec$uncovered,
-    source_only = any(fig$source_only), host_regime = host_regime(fig, run)
+    source_only = any(fig$source_only), host_regime = host_regime(fig, run, collector)
   ), class = "ag_training_memory")
   out$beyond_validated <- beyond_validated(spec, out$batch_size, fig$params)
   if (length(spec$uncovered) > 0L) {
     warn_lower_bound(spec, "model")
   }
   warn_range(out$beyond_validated)
+  warn_collector(collector)
   if (!quiet) {
     print(out)
   }
@@ -186,10 +201,12 @@ warn_lower_bound <- function(spec, arg) {
 
 # The host's garbage-collection regime from the C figures and the run (model_run()), or NULL
 # when the device has none: for a whole run, its steps and data, the bytes live at R's
-# collections, R's settled trigger, the ceiling it puts on the resident memory and the bytes
-# allocated over the run; for a few steps, the collected heap, the first trigger's headroom and
-# the bytes allocated. `binding` names the figure that is the host peak.
-host_regime <- function(fig, run) {
+# collections, R's settled trigger, the ceiling it puts on the resident memory, the bytes
+# allocated over the run and the settings of R's collector it was computed for (`collector`, the
+# variables of collector_settings() that changed R's defaults); for a few steps, the collected
+# heap, the first trigger's headroom, the bytes allocated and the settings. `binding` names the
+# figure that is the host peak.
+host_regime <- function(fig, run, collector) {
   if (is.na(fig$host_run)) {
     return(NULL)
   }
@@ -197,7 +214,8 @@ host_regime <- function(fig, run) {
     return(list(
       run = "whole run", steps = run[[1L]], data_size = run[[3L]], live = fig$host_held,
       trigger = fig$host_trigger, ceiling = fig$host_bound, allocated = fig$host_allocated,
-      binding = if (fig$host_allocated < fig$host_bound) "allocated" else "collector"
+      binding = if (fig$host_allocated < fig$host_bound) "allocated" else "collector",
+      collector = collector$set
     ))
   }
   binding <- if (fig$host_allocated < max(fig$host_bound, fig$host_held)) {
@@ -208,7 +226,8 @@ host_regime <- function(fig, run) {
     "headroom"
   }
   list(run = "few steps", steps = run[[1L]], allocated = fig$host_allocated,
-       headroom = fig$host_bound, collected = fig$host_held, binding = binding)
+       headroom = fig$host_bound, collected = fig$host_held, binding = binding,
+       collector = collector$set)
 }
 
 #' Report of a predicted training-step peak
@@ -278,6 +297,7 @@ format.ag_training_memory <- function(x, units = "iec", ...) {
               regime_bytes[[5L]], planned),
       "  trigger at the top of the range it can settle in)"
     )
+
   } else if (!is.null(r)) {
     regime_bytes <- format_bytes_scaled(c(r$allocated, r$headroom, r$collected), units)
     lines <- c(
@@ -288,6 +308,10 @@ format.ag_training_memory <- function(x, units = "iec", ...) {
               regime_bytes[[1L]], regime_bytes[[2L]]),
       sprintf("   collected heap %s)", regime_bytes[[3L]])
     )
+  }
+  if (length(r$collector) > 0L) {
+    lines <- c(lines, paste0("R's collector as the environment sets it: ",
+                             paste(r$collector, collapse = ", ")))
   }
   if (planned_place(x$device) == "host") {
     lines <- c(lines, sprintf("device peak: none (device \"%s\")", x$device))

@@ -45,7 +45,11 @@
 #'   the line may not hold;
 #' * `agmem_warning_cap`: [ag_within_budget()] could not cap R's heap as low as
 #'   the budget asks, because R keeps its cap at or above its collector's
-#'   current trigger.
+#'   current trigger;
+#' * `agmem_warning_collector`: the environment sets a start-up setting of R's
+#'   collector that the whole-run model does not follow (`R_NSIZE`,
+#'   `R_GC_NGROWINCRFRAC`, `R_MAX_VSIZE`): the host figures take R's default
+#'   for it.
 #'
 #' Each error is also of class `"error"` and `"condition"`; each warning of
 #' class `"warning"` and `"condition"`.
@@ -77,7 +81,8 @@ warning_classes <- c(
   version = "the installed ggmlR is another release than the rules describe",
   cap = "R's heap could not be capped as low as the budget asks",
   step = "the measured training step warned",
-  check = "a measured line under-predicted the batch size it was checked on"
+  check = "a measured line under-predicted the batch size it was checked on",
+  collector = "a setting of R's collector that the model does not follow is set"
 )
 
 # Signals an error of class c("agmem_error_<class>", "agmem_error", "error", "condition") whose

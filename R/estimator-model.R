@@ -39,6 +39,8 @@ model_estimator <- function(x, device, dtype, given, arg, lower_bound = FALSE, s
     }
     warn_lower_bound(spec, arg)
   }
+  collector <- collector_settings()
+  warn_collector(collector)
   where <- planned_place(device)
   # On the host, the planners plan on the highest peak of the run (host_high), which is the
   # host peak itself in a run of a few steps.
@@ -48,15 +50,17 @@ model_estimator <- function(x, device, dtype, given, arg, lower_bound = FALSE, s
     label = if (where == "host") "highest host peak" else "device peak",
     lower_bound = length(spec$uncovered) > 0L,
     params = .Call(agmem_estimate, spec$shapes, 0L, 0, 1)[[1L]],
-    run = model_run(spec, steps, data_size)
+    run = model_run(spec, steps, data_size, collector)
   ), "agmem_model")
 }
 
 # The run the model's host peak is for, as the C model reads it: c(steps, the scalars of the
-# spec's largest tensor, the bytes of data_size). `steps` is the run's training steps (a whole
-# number from 1 to 1e12); `data_size` the data the session holds in R's heap while it trains, in
-# bytes, as a size such as "200 MB" (parse_budget(), but not NULL), or as object.size() gives it.
-model_run <- function(spec, steps, data_size) {
+# spec's largest tensor, the bytes of data_size, and R's collector settings from the environment,
+# collector_settings(): vsize, grow_frac and grow_incr_frac, NA where R keeps its default).
+# `steps` is the run's training steps (a whole number from 1 to 1e12); `data_size` the data the
+# session holds in R's heap while it trains, in bytes, as a size such as "200 MB"
+# (parse_budget(), but not NULL), or as object.size() gives it. `collector` is the settings.
+model_run <- function(spec, steps, data_size, collector = collector_settings()) {
   # Its value (a whole number from 1 to 1e12) the C code checks, as it reads it.
   if (is.object(steps) || !is.numeric(steps) || length(steps) != 1L) {
     stop_arg("`steps` must be one whole number of training steps, from 1 to 1e12.")
@@ -73,7 +77,8 @@ model_run <- function(spec, steps, data_size) {
   } else {
     0
   }
-  c(as.double(steps), largest, data)
+  c(as.double(steps), largest, data, collector$vsize, collector$grow_frac,
+    collector$grow_incr_frac)
 }
 
 # The figures of ag_training_memory() for the estimator's model at batch b.

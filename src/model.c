@@ -139,7 +139,10 @@ static void few_steps(const agmem_model *m, double collected, double allocated, 
    needed counts R_MinFreeFrac of R_VSIZE more; a trigger below needed becomes needed; while
    needed is more than R_VGrowFrac of the trigger, the trigger grows by R_VGrowIncrMin plus
    R_VGrowIncrFrac of itself. Each full collection applies one growth; over a long run they all
-   apply. Returns the trigger in bytes (Inf when needed is not finite). Plain C. */
+   apply (with R_VGrowIncrFrac 0, R_GC_MEM_GROW=0, the growths are R_VGrowIncrMin each, and the
+   count of them is computed, not looped). The figures are fig's (the table's, or R's collector
+   settings, read_collector()). Returns the trigger in bytes (Inf when needed is not finite).
+   Plain C. */
 static double settled_trigger(const double *fig, double needed)
 {
     double v = fig[AGMEM_GC_VSIZE];
@@ -148,9 +151,28 @@ static double settled_trigger(const double *fig, double needed)
         return R_PosInf;
     if (needed > v)
         v = needed;
-    while (R_FINITE(v) && needed > agmem_keep(fig[AGMEM_GC_GROW_FRAC] * v))
-        v = agmem_keep(v + agmem_keep(fig[AGMEM_GC_GROW_INCR_MIN] +
-                                      agmem_keep(fig[AGMEM_GC_GROW_INCR_FRAC] * v)));
+    double frac = fig[AGMEM_GC_GROW_FRAC], step = fig[AGMEM_GC_GROW_INCR_MIN];
+    if (!(fig[AGMEM_GC_GROW_INCR_FRAC] > 0.0)) {
+        /* Growth by R_VGrowIncrMin alone (R_GC_MEM_GROW=0) is arithmetic: the k-th growth ends
+           at v + k * step, and the trigger settles at the first that holds needed, so the loop's
+           end is computed in one step (bounded however large needed is). */
+        if (!(needed > agmem_keep(frac * v)))
+            return v;
+        double k = ceil(agmem_keep(agmem_keep(agmem_keep(needed / frac) - v) / step));
+        if (!(k >= 1.0))
+            k = 1.0;
+        /* the quotient's rounding, corrected while k is a count a double holds exactly */
+        for (int i = 0; i < 4 && k < 4503599627370496.0 &&
+                        needed > agmem_keep(frac * agmem_keep(v + agmem_keep(k * step))); i++)
+            k = k + 1.0;
+        for (int i = 0; i < 4 && k > 1.0 && k < 4503599627370496.0 &&
+                        !(needed > agmem_keep(frac * agmem_keep(v + agmem_keep((k - 1.0) * step))));
+             i++)
+            k = k - 1.0;
+        return agmem_keep(v + agmem_keep(k * step));
+    }
+    while (R_FINITE(v) && needed > agmem_keep(frac * v))
+        v = agmem_keep(v + agmem_keep(step + agmem_keep(fig[AGMEM_GC_GROW_INCR_FRAC] * v)));
     return v;
 }
 
@@ -321,14 +343,54 @@ static int host_regime(const agmem_model *m, const agmem_cells *c, double batch,
     return 1;
 }
 
-/* Reads the run into m: `run` is an unclassed double vector c(steps, largest, data): the
-   training steps of the run (a whole number from 1 to 1e12), the scalars of the model's largest
-   tensor (a whole number >= 0, below 2^53) and the bytes of data the session holds in R's heap
-   (finite, >= 0). Refuses anything else, naming `steps`, `shapes` and `data_size`. */
+/* R's collector settings of run (elements 4 to 6: R_VSIZE in bytes, R_VGrowFrac and
+   R_VGrowIncrFrac, as R/collector.R reads them from the environment; NA where R keeps its
+   default) into m's gc figures, over the table's defaults, which m must hold already. A first
+   trigger other than the default moves the few steps' headroom (the first trigger less the heap
+   in use) by as much, never below 0. Refuses values R itself never takes: a first trigger below
+   262144 bytes (R's Min_Vsize) or not finite, a growth fraction outside 0.35 to 0.75, a growth
+   increment outside 0 to 0.8. */
+static void read_collector(SEXP run, agmem_model *m)
+{
+    static const struct {
+        int figure;
+        double lo, hi;
+        const char *what;
+    } setting[3] = {
+        {AGMEM_GC_VSIZE, 262144.0, 4503599627370496.0, "the first trigger (R_VSIZE) in bytes"},
+        {AGMEM_GC_GROW_FRAC, 0.35, 0.75, "R_VGrowFrac, from 0.35 to 0.75"},
+        {AGMEM_GC_GROW_INCR_FRAC, 0.0, 0.8, "R_VGrowIncrFrac, from 0 to 0.8"},
+    };
+    for (int i = 0; i < 3; i++) {
+        double v = REAL(run)[3 + i];
+        if (ISNA(v))
+            continue;
+        if (!(v >= setting[i].lo && v <= setting[i].hi)) {
+            char value[64];
+            agmem_format_number(v, value, sizeof value);
+            agmem_abort(AGMEM_E_ARGUMENT, "`run`: element %d is %s, not NA or %s.", 4 + i,
+                        value, setting[i].what);
+        }
+        if (setting[i].figure == AGMEM_GC_VSIZE) {
+            double headroom = agmem_keep(m->gc[AGMEM_GC_HEADROOM] +
+                                         agmem_keep(v - m->gc[AGMEM_GC_VSIZE]));
+            m->gc[AGMEM_GC_HEADROOM] = headroom > 0.0 ? headroom : 0.0;
+        }
+        m->gc[setting[i].figure] = v;
+    }
+}
+
+/* Reads the run into m, whose gc figures it must hold: `run` is an unclassed double vector
+   c(steps, largest, data, vsize, grow_frac, grow_incr_frac): the training steps of the run (a
+   whole number from 1 to 1e12), the scalars of the model's largest tensor (a whole number >= 0,
+   below 2^53), the bytes of data the session holds in R's heap (finite, >= 0) and R's collector
+   settings (read_collector()). Refuses anything else, naming `steps`, `shapes`, `data_size` and
+   `run`. */
 static void read_run(SEXP run, agmem_model *m)
 {
-    if (TYPEOF(run) != REALSXP || Rf_isObject(run) || XLENGTH(run) != 3)
-        agmem_abort(AGMEM_E_ARGUMENT, "`run` must be a double vector c(steps, largest, data).");
+    if (TYPEOF(run) != REALSXP || Rf_isObject(run) || XLENGTH(run) != 6)
+        agmem_abort(AGMEM_E_ARGUMENT, "`run` must be a double vector c(steps, largest, data, "
+                    "vsize, grow_frac, grow_incr_frac).");
     double steps = REAL(run)[0], largest = REAL(run)[1], data = REAL(run)[2];
     if (!(R_FINITE(steps) && steps >= 1.0 && steps <= 1e12 && steps == floor(steps))) {
         char value[64];
@@ -344,6 +406,7 @@ static void read_run(SEXP run, agmem_model *m)
     m->steps = steps;
     m->largest = largest;
     m->data = data;
+    read_collector(run, m);
 }
 
 /* Whether unit rule r is a rule of op `op` that applies to model m: its device's place, m's

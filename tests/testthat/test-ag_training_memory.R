@@ -65,8 +65,26 @@ reference_whole_run <- function(spec, flat, batch, optimizer, live_rules, fig, a
   settle <- function(needed) {
     needed <- needed + fig[["min_free_frac"]] * fig[["vsize"]]
     trigger <- max(fig[["vsize"]], needed)
+    step <- fig[["grow_incr_min"]]
+    if (fig[["grow_incr_frac"]] == 0) {
+      # growths of step each: the first count of them whose end holds needed
+      if (!(needed > fig[["grow_frac"]] * trigger)) return(trigger)
+      k <- max(1, ceiling((needed / fig[["grow_frac"]] - trigger) / step))
+      i <- 0
+      while (i < 4 && k < 2^52 && needed > fig[["grow_frac"]] * (trigger + k * step)) {
+        k <- k + 1
+        i <- i + 1
+      }
+      i <- 0
+      while (i < 4 && k > 1 && k < 2^52 &&
+             !(needed > fig[["grow_frac"]] * (trigger + (k - 1) * step))) {
+        k <- k - 1
+        i <- i + 1
+      }
+      return(trigger + k * step)
+    }
     while (needed > fig[["grow_frac"]] * trigger) {
-      trigger <- trigger + (fig[["grow_incr_min"]] + fig[["grow_incr_frac"]] * trigger)
+      trigger <- trigger + (step + fig[["grow_incr_frac"]] * trigger)
     }
     trigger
   }
@@ -123,7 +141,9 @@ rule_applies <- function(rule_device, where, rule_backward, device, host_device,
   rule_device == on && rule_backward %in% c("any", backward[[where]])
 }
 
-reference_memory <- function(spec, batch, optimizer, device, dtype, steps = 100, data = 0) {
+reference_memory <- function(spec, batch, optimizer, device, dtype, steps = 100, data = 0,
+                             collector = list(vsize = NA, grow_frac = NA, grow_incr_frac = NA,
+                                              set = character(0))) {
   rules <- training_rules()
   flat <- spec_ops(spec)
   paths <- reference_backward(unlist(flat$ops), dtype)
@@ -182,6 +202,14 @@ reference_memory <- function(spec, batch, optimizer, device, dtype, steps = 100,
     # the model's own figures, for its device and path, replace its host device's
     own <- rules$gc[rules$gc$device == device & rules$gc$backward == backward, ]
     fig[own$figure] <- own$value
+    # R's collector settings replace R's defaults; the few steps' headroom moves with the first
+    # trigger.
+    if (!is.na(collector$vsize)) {
+      fig[["headroom"]] <- max(0, fig[["headroom"]] + (collector$vsize - fig[["vsize"]]))
+      fig[["vsize"]] <- collector$vsize
+    }
+    if (!is.na(collector$grow_frac)) fig[["grow_frac"]] <- collector$grow_frac
+    if (!is.na(collector$grow_incr_frac)) fig[["grow_incr_frac"]] <- collector$grow_incr_frac
     cell <- function(k) if (is.null(cells[[k]])) 0 else cells[[k]]$bytes
     # The weights, gradients and optimizer state, live at once at every peak, are its floor.
     persistent <- (cell("weights host") + cell("gradients host")) + cell("optimizer_state host")
@@ -201,6 +229,7 @@ reference_memory <- function(spec, batch, optimizer, device, dtype, steps = 100,
       host <- min(regime$allocated, regime$ceiling)
       high <- regime$high
       regime$high <- NULL
+      regime$collector <- collector$set
     } else {
       binding <- if (allocated < max(fig[["headroom"]], host)) {
         "allocated"
@@ -210,7 +239,8 @@ reference_memory <- function(spec, batch, optimizer, device, dtype, steps = 100,
         "headroom"
       }
       regime <- list(run = "few steps", steps = steps, allocated = allocated,
-                     headroom = fig[["headroom"]], collected = host, binding = binding)
+                     headroom = fig[["headroom"]], collected = host, binding = binding,
+                     collector = collector$set)
       host <- min(allocated, max(fig[["headroom"]], host))
     }
   }
@@ -544,11 +574,28 @@ test_that("every figure equals the rule table evaluated in R; peaks are sums, mo
       batches <- sort(sample.int(if (stats::runif(1) < 0.5) 4096L else .Machine$integer.max, 5L))
       steps <- sample(c(1, 3, 4, 100, 1e4), 1L)
       data <- if (stats::runif(1) < 0.5) 0 else round(stats::runif(1, 0, 1e9))
+      # And a third run under settings of R's collector, drawn from what R accepts.
+      vars <- if (stats::runif(1) < 1 / 3) {
+        c(R_GC_MEM_GROW = sample(c("0", "2", "3"), 1L),
+          R_GC_GROWFRAC = sample(c("0.35", "0.5", "0.75"), 1L),
+          R_VSIZE = sample(c("300k", "16M", "256M", "4G"), 1L))[sample.int(3L, sample(1:3, 1L))]
+      } else {
+        character(0)
+      }
+      collector <- agmem:::collector_settings(c(
+        vars, R_NSIZE = NA, R_GC_NGROWINCRFRAC = NA, R_MAX_VSIZE = NA
+      ), character(0))
       peaks <- matrix(NA_real_, 5L, 3L)
       for (j in seq_along(batches)) {
-        mem <- ag_training_memory(spec, batches[[j]], g$optimizer, g$device, g$dtype, quiet = TRUE,
-                                  steps = steps, data_size = data)
-        want <- reference_memory(spec, batches[[j]], g$optimizer, g$device, g$dtype, steps, data)
+        mem <- if (length(vars)) {
+          with_env(vars, ag_training_memory(spec, batches[[j]], g$optimizer, g$device, g$dtype,
+                                            quiet = TRUE, steps = steps, data_size = data))
+        } else {
+          ag_training_memory(spec, batches[[j]], g$optimizer, g$device, g$dtype, quiet = TRUE,
+                             steps = steps, data_size = data)
+        }
+        want <- reference_memory(spec, batches[[j]], g$optimizer, g$device, g$dtype, steps, data,
+                                 collector)
         got <- list(params = mem$params, host_peak = mem$host_peak, host_high = mem$host_high,
                     device_peak = mem$device_peak, components = mem$components,
                     host_regime = mem$host_regime)
@@ -738,7 +785,7 @@ test_that("partial names are matched as match.arg() does", {
 test_that("the .Call entry point checks every argument it reads", {
   flat <- spec_ops(mlp)
   call <- function(shapes = mlp$shapes, units = flat$units, ops = flat$ops, batch = 32L,
-                   opt = "adam", dev = "cpu", dt = "f32", run = c(3, 0, 0)) {
+                   opt = "adam", dev = "cpu", dt = "f32", run = c(3, 0, 0, NA, NA, NA)) {
     .Call(agmem:::agmem_training_memory, shapes, units, ops, batch, opt, dev, dt, run)
   }
   ok <- call()
@@ -784,10 +831,10 @@ test_that("the .Call entry point checks every argument it reads", {
   expect_identical(call(units = 4, ops = "dropout")$params, n_mlp)
   # A parameter table's units are its scalars, counted once whatever the batch; a lookup's are
   # per sample.
-  table_at <- function(b, op, run = c(3, 0, 0)) {
+  table_at <- function(b, op, run = c(3, 0, 0, NA, NA, NA)) {
     call(units = 1000, ops = op, batch = b, run = run)
   }
-  for (run in list(c(3, 0, 0), c(100, 0, 0))) {
+  for (run in list(c(3, 0, 0, NA, NA, NA), c(100, 0, 0, NA, NA, NA))) {
     expect_identical(table_at(1L, "embedding_table", run)[c("bytes", "host_peak", "host_high")],
                      table_at(4096L, "embedding_table", run)[c("bytes", "host_peak", "host_high")])
     expect_gt(table_at(4096L, "embedding", run)$host_high, table_at(1L, "embedding", run)$host_high)
@@ -797,7 +844,8 @@ test_that("the .Call entry point checks every argument it reads", {
 test_that("a figure that would not be finite is an error, not Inf", {
   call <- function(shapes, units = numeric(0), ops = character(0), batch = 1L,
                    opt = "adam", dev = "cpu", dt = "f32") {
-    .Call(agmem:::agmem_training_memory, shapes, units, ops, batch, opt, dev, dt, c(3, 0, 0))
+    .Call(agmem:::agmem_training_memory, shapes, units, ops, batch, opt, dev, dt,
+          c(3, 0, 0, NA, NA, NA))
   }
   expect_agmem_error(call(list(c(1e300, 1e10))), "more scalars than a double can count")
   expect_agmem_error(call(list(c(1e300, 1e7))), "parameters make its byte counts overflow")
@@ -818,11 +866,11 @@ test_that("a figure that would not be finite is an error, not Inf", {
 test_that("long op vectors are read to the end", {
   n <- 2e5
   mem <- .Call(agmem:::agmem_training_memory, 1, rep(1, n), rep("matmul", n), 1L, "sgd",
-               "cpu", "f32", c(100, 1, 0))
+               "cpu", "f32", c(100, 1, 0, NA, NA, NA))
   expect_identical(mem$component[mem$component == "activations"], "activations")
   expect_agmem_error(
     .Call(agmem:::agmem_training_memory, 1, c(rep(1, n), 0), rep("matmul", n + 1), 1L, "sgd",
-          "cpu", "f32", c(100, 1, 0)),
+          "cpu", "f32", c(100, 1, 0, NA, NA, NA)),
     "element 200001 is 0"
   )
 })
@@ -970,7 +1018,13 @@ test_that("steps and data_size are checked, and refused where they do not apply"
                                                                  data_size = "60 MB"))
   # The .Call entries check the run vector.
   flat <- agmem:::spec_ops(mlp)
-  for (run in list(c(100, 0), c("100", "0", "0"), c(100, 0.5, 0), c(100, 0, -1), c(0, 0, 0))) {
+  na3 <- rep(NA_real_, 3L)
+  for (run in list(c(100, 0), c(100, 0, 0), c("100", "0", "0", NA, NA, NA),
+                   c(100, 0.5, 0, na3), c(100, 0, -1, na3), c(0, 0, 0, na3),
+                   c(100, 0, 0, 262143, NA, NA), c(100, 0, 0, Inf, NA, NA),
+                   c(100, 0, 0, NaN, NA, NA), c(100, 0, 0, NA, 0.34, NA),
+                   c(100, 0, 0, NA, 0.76, NA), c(100, 0, 0, NA, NA, -0.01),
+                   c(100, 0, 0, NA, NA, 0.81))) {
     expect_agmem_error(.Call(agmem:::agmem_training_memory, mlp$shapes, flat$units, flat$ops, 32L,
                              "adam", "cpu", "f32", run), class = "agmem_error_argument")
     expect_agmem_error(.Call(agmem:::agmem_max_batch_model, mlp$shapes, flat$units, flat$ops,

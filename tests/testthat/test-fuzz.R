@@ -111,7 +111,7 @@ fuzz_calls <- list(
     call = function() {
       .Call(agmem:::agmem_max_batch_model, maybe(fuzz_spec$shapes, TRUE), maybe(fuzz_flat$units),
             maybe(fuzz_flat$ops), maybe("adam"), maybe("cpu"), maybe("f32"),
-            maybe(c(100, 0, 0)), maybe(2^30))
+            maybe(c(100, 0, 0, NA, NA, NA)), maybe(2^30))
     },
     ok = function(r) is_count(r)
   ),

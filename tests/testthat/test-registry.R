@@ -95,10 +95,11 @@ test_that("the C code refuses a name the registry does not hold", {
   spec <- ag_dense_stack(c(4, 2))
   flat <- agmem:::spec_ops(spec)
   expect_agmem_error(.Call(agmem:::agmem_training_memory, spec$shapes, flat$units, flat$ops, 1,
-                           "adagrad", "cpu", "f32", c(3, 0, 0)), "`optimizer`",
+                           "adagrad", "cpu", "f32", c(3, 0, 0, NA, NA, NA)), "`optimizer`",
                      class = "agmem_error_argument")
   expect_agmem_error(.Call(agmem:::agmem_training_memory, spec$shapes, 2, "gelu", 1, "adam",
-                           "cpu", "f32", c(3, 0, 0)), "`ops`: element 1, \"gelu\", is not an op",
+                           "cpu", "f32", c(3, 0, 0, NA, NA, NA)),
+                     "`ops`: element 1, \"gelu\", is not an op",
                      class = "agmem_error_argument")
 })
 

@@ -1,0 +1,110 @@
+# R's collector settings: the start-up settings of R's vector heap that the whole-run model takes
+# from the environment, read as R reads them (R's src/main/memory.c, init_gc_grow_settings(), and
+# src/main/startup.c, R_SizeFromEnv(); checked against R 4.2.2 by test-collector.R).
+
+# The variables R reads at start-up for its vector heap's collector, which agmem models, and those
+# of its node heap and its cap, which it does not (it takes R's defaults for them).
+collector_modelled <- c("R_VSIZE", "R_GC_MEM_GROW", "R_GC_GROWFRAC", "R_GC_GROWINCRFRAC",
+                        "R_GC_VGROWINCRFRAC")
+collector_not_modelled <- c("R_NSIZE", "R_GC_NGROWINCRFRAC", "R_MAX_VSIZE")
+
+# The leading number of `s` as C's atof() reads it (blanks, a sign, digits with a decimal point
+# and an exponent), 0 when there is none: how R reads R_GC_MEM_GROW and the fractions.
+c_atof <- function(s) {
+  m <- regmatches(s, regexpr("^[[:space:]]*[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][-+]?[0-9]+)?",
+                             s))
+  if (length(m) == 0L) 0 else as.numeric(m)
+}
+
+# The bytes R reads from a size such as "256M" (R_Decode2Long() in R's src/main/startup.c: a
+# whole number, then optionally a letter G, M, K (1024-based) or k (1000) whose rest is ignored),
+# or NA when R would ignore it: not of that form, or below R's smallest vector heap (262144 bytes).
+c_size <- function(s) {
+  m <- regmatches(s, regexec("^[[:space:]]*[+]?([0-9]+)(.?)", s))[[1L]]
+  if (length(m) == 0L) {
+    return(NA_real_)
+  }
+  unit <- c(G = 2^30, M = 2^20, K = 2^10, k = 1000)
+  n <- as.numeric(m[2L])
+  size <- if (!nzchar(m[3L])) n else if (m[3L] %in% names(unit)) n * unit[[m[3L]]] else NA_real_
+  if (is.na(size) || size < 262144 || size > 2^52) NA_real_ else size
+}
+
+# The settings of R's vector-heap collector in `env` (Sys.getenv()'s values of the variables, NA
+# where one is not set) and the command line `args` (commandArgs(): --min-vsize, which R_VSIZE
+# overrides), as a process started with them takes them: `vsize` (R_VSIZE: the first
+# trigger, in bytes, whole vector cells of 8 bytes), `grow_frac` (R_VGrowFrac: the occupancy over
+# which a full collection grows the trigger) and `grow_incr_frac` (R_VGrowIncrFrac: the growth's
+# share of the trigger), each NA where R keeps its default; `set`, the modelled variables that
+# changed one of them ("NAME=VALUE"); and `not_modelled`, those of the others that are set.
+collector_settings <- function(env = Sys.getenv(c(collector_modelled, collector_not_modelled),
+                                                unset = NA, names = TRUE),
+                               args = commandArgs()) {
+  # a variable `env` does not name is not set
+  vars <- c(collector_modelled, collector_not_modelled)
+  env <- stats::setNames(as.character(env[vars]), vars)
+  out <- list(vsize = NA_real_, grow_frac = NA_real_, grow_incr_frac = NA_real_)
+  used <- character(0)
+  v <- env[["R_GC_MEM_GROW"]]
+  if (!is.na(v)) {
+    # R truncates the number to an int; 1 and anything outside 0 to 3 keep the defaults.
+    which <- trunc(c_atof(v))
+    if (which == 0) out$grow_incr_frac <- 0
+    if (which == 2) out$grow_incr_frac <- 0.3
+    if (which == 3) out[c("grow_incr_frac", "grow_frac")] <- list(0.4, 0.5)
+    if (which %in% c(0, 2, 3)) used <- c(used, "R_GC_MEM_GROW")
+  }
+  frac <- function(name, lo, hi) {
+    v <- env[[name]]
+    if (is.na(v)) return(NA_real_)
+    f <- c_atof(v)
+    if (f >= lo && f <= hi) f else NA_real_
+  }
+  f <- frac("R_GC_GROWFRAC", 0.35, 0.75)
+  if (!is.na(f)) {
+    out$grow_frac <- f
+    used <- c(used, "R_GC_GROWFRAC")
+  }
+  for (name in c("R_GC_GROWINCRFRAC", "R_GC_VGROWINCRFRAC")) {
+    f <- frac(name, 0.05, 0.80)
+    if (!is.na(f)) {
+      out$grow_incr_frac <- f
+      used <- c(used, name)
+    }
+  }
+  # R reads --min-vsize on its command line, then R_VSIZE, which wins where both are valid.
+  sizes <- c(`--min-vsize` = utils::tail(sub("^--min-vsize=", "",
+                                             grep("^--min-vsize=", args, value = TRUE)), 1L),
+             R_VSIZE = env[["R_VSIZE"]])
+  sizes <- sizes[!is.na(sizes)]
+  bytes <- vapply(sizes, c_size, 0)
+  if (any(!is.na(bytes))) {
+    last <- max(which(!is.na(bytes)))
+    # R keeps the heap's size in vector cells: (bytes + 1) / 8, rounded down.
+    out$vsize <- floor((bytes[[last]] + 1) / 8) * 8
+    used <- c(used, names(sizes)[last])
+  }
+  values <- c(env, sizes)
+  other <- env[collector_not_modelled]
+  out$set <- if (length(used)) paste0(used, "=", values[used]) else character(0)
+  out$not_modelled <- if (any(!is.na(other))) {
+    paste0(collector_not_modelled[!is.na(other)], "=", other[!is.na(other)])
+  } else {
+    character(0)
+  }
+  out
+}
+
+# Warns (agmem_warning_collector) when `settings` (collector_settings()) has variables set that
+# the whole-run model does not follow, naming them.
+warn_collector <- function(settings) {
+  if (length(settings$not_modelled) == 0L) {
+    return(invisible())
+  }
+  warn(
+    "The environment sets ", paste(settings$not_modelled, collapse = ", "), ": agmem's host ",
+    "figures take R's default for ", if (length(settings$not_modelled) > 1L) "them" else "it",
+    " (R's node heap and a cap on the vector heap are not modelled).",
+    class = "collector"
+  )
+}
