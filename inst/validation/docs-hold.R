@@ -5,7 +5,7 @@
 #
 # README.md shows the output of its example command. The guide quotes validate.R and
 # validate-long.R on the committed measurements: a command naming its csvs (--from-csv=, with
-# --markdown for a table), then the table and the summary it prints. A change to the rule table
+# --markdown for a table and --collector= when given), then the table and the summary it prints. A change to the rule table
 # changes those figures, and a page that still shows the old ones says what is no longer true.
 # This runs the README's example (the R code of the Rscript -e in its first sh block) and checks
 # that it prints the block that follows. For each fenced block of the guide that starts with a
@@ -111,6 +111,7 @@ for (i in seq_along(lines)) {
   if (length(at) && !grepl("--by-layer|--repeats", l)) {
     args <- paste0("--from-csv=", csvs(sub("^--from-csv=", "", at)))
     if (grepl("--markdown", l)) args <- c(args, "--markdown")
+    args <- c(args, regmatches(l, regexpr("--collector=[a-z]+", l)))
     command <- list(script = script, args = args)
   }
   # A table of runs (its header is the one the scripts print) after a command: each row is one

@@ -668,3 +668,25 @@ grid_checkpoint <- function() {
 # The same in resident mode, ag_device("gpu"): ggmlR's graph backward declines a tape that holds
 # a checkpoint (its record has no op, R/ag_checkpoint.R), so the whole backward runs on the host.
 grid_checkpoint_gpu <- function() cbind(grid_checkpoint(), device = "gpu", stringsAsFactors = FALSE)
+
+# ---- R's collector settings (measure-long.R run with the variable set), 100 steps ----
+#
+# Six configurations drawn like the long holdout grid's, each run with R's defaults and with one
+# of R's start-up settings of its vector heap's collector: R_GC_MEM_GROW 0 (the trigger grows by
+# R_VGrowIncrMin alone), 2 (by 30%) and 3 (by 40%, from an occupancy of 50%), and R_VSIZE=256M (a
+# first trigger of 256 MiB). agmem reads them from the environment as R does at start-up
+# (R/collector.R); nothing is fitted on these runs.
+grid_collector <- function() {
+  base <- data.frame(
+    widths = c("1024-384-256", "256-256", "64-512-512", "1536-512-1024-384",
+               "384-512-1024-128-256-512-128-768", "768-128"),
+    batch = c(32, 512, 128, 16, 4, 2048),
+    optimizer = c("sgd", "sgd", "adam", "sgd", "adam", "adam"), activation = "relu",
+    loss = c("mse", "mse", "mse", "softmax_cross_entropy", "softmax_cross_entropy", "mse"),
+    variant = c("field", "grads", "grads", "grads", "grads", "grads"), stringsAsFactors = FALSE)
+  settings <- c("none", "R_GC_MEM_GROW:0", "R_GC_MEM_GROW:2", "R_GC_MEM_GROW:3", "R_VSIZE:256M")
+  g <- base[rep(seq_len(nrow(base)), times = length(settings)), ]
+  g$collector <- rep(settings, each = nrow(base))
+  rownames(g) <- NULL
+  g
+}

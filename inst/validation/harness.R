@@ -190,11 +190,14 @@ run_spec <- function(widths, activation, loss, after = "none", embed = 0, heads 
 }
 
 # A run's model as the validation tables show it: its widths, then the layers after each hidden
-# one (an attention with its heads), and an embedding first with its vocabulary.
-run_label <- function(widths, after = "none", embed = 0, heads = 1) {
+# one (an attention with its heads), and an embedding first with its vocabulary; then the
+# settings of R's collector it ran with, if any ("with R_GC_MEM_GROW=3").
+run_label <- function(widths, after = "none", embed = 0, heads = 1, collector = "none") {
   after <- after_label(after, heads)
   label <- if (after == "none") widths else paste0(widths, " +", after)
-  if (embed > 0) paste0("embedding(", embed, ") ", label) else label
+  if (embed > 0) label <- paste0("embedding(", embed, ") ", label)
+  if (is.na(collector) || identical(collector, "none")) return(label)
+  paste0(label, " with ", gsub(";", ", ", gsub(":", "=", collector, fixed = TRUE), fixed = TRUE))
 }
 
 # --after as the tables show it: an attention (of any kind) with its heads,
@@ -275,21 +278,54 @@ read_runs_csv <- function(paths) {
   }))
 }
 
+# R's start-up settings of its collector that a run may be measured with (grid_collector()), in
+# the order measure-long.R writes them.
+collector_vars <- c("R_VSIZE", "R_GC_MEM_GROW", "R_GC_GROWFRAC", "R_GC_GROWINCRFRAC",
+                    "R_GC_VGROWINCRFRAC", "R_NSIZE", "R_GC_NGROWINCRFRAC", "R_MAX_VSIZE")
+
+# The settings of a run's `collector` field ("none", or "NAME:VALUE" joined by ";": a RESULT
+# line's fields are NAME=VALUE) as the "NAME=VALUE" strings system2()'s `env` takes.
+collector_env <- function(x) {
+  if (is.na(x) || identical(x, "none")) return(character(0))
+  sub(":", "=", strsplit(x, ";", fixed = TRUE)[[1]], fixed = TRUE)
+}
+
+# Evaluates `expr` with the settings of a run's `collector` field in the environment (agmem reads
+# them there, as R reads them at start-up), then restores the environment as it was.
+with_collector <- function(x, expr) {
+  env <- collector_env(x)
+  if (!length(env)) return(expr)
+  names <- sub("=.*", "", env)
+  old <- Sys.getenv(names, unset = NA, names = TRUE)
+  on.exit({
+    set <- !is.na(old)
+    if (any(set)) do.call(Sys.setenv, as.list(old[set]))
+    if (any(!set)) Sys.unsetenv(names[!set])
+  })
+  do.call(Sys.setenv, stats::setNames(as.list(sub("^[^=]*=", "", env)), names))
+  expr
+}
+
 # The runs of a measurements table judged against agmem's whole-run model: each run's model as
 # run_spec() describes it, with the data set the loop holds in R (four mini-batches); adds
 # `agmem` (host_peak), `high` (host_high), `agmem_device` (device_peak), `pools` (the device
 # pools measured, 0 on the CPU), `measured` (the host's peak at step 100: the RSS growth less the
 # pools), `ratio`, `within` (max(15%, 8 MB)), `under15`, `ops` (the ops of its spec and its
 # loss's) and `modelled` (FALSE where agmem lists a layer as not modelled: its figure is then a
-# lower bound).
-judge_runs <- function(m) {
+# lower bound). Each run is judged with the settings of R's collector it ran with (its
+# `collector` field) in the environment, or, with `collector = FALSE`, as if it had run with R's
+# defaults (what agmem answered before it read them).
+judge_runs <- function(m, collector = TRUE) {
+  if (!collector) m$collector <- NULL
   got <- lapply(seq_len(nrow(m)), function(i) {
     spec <- run_spec(m$widths[i], m$activation[i], m$loss[i], field_of(m, "after", i, "none"),
                      field_of(m, "embed", i, 0), field_of(m, "heads", i, 1))
-    mem <- suppressWarnings(agmem::ag_training_memory(
-      spec, m$batch[i], m$optimizer[i], device = field_of(m, "device", i, "cpu"), quiet = TRUE,
-      steps = m$steps[i],
-      data_size = data_bytes(m$widths[i], 4 * m$batch[i], field_of(m, "embed", i, 0))
+    mem <- with_collector(field_of(m, "collector", i, "none"), suppressWarnings(
+      agmem::ag_training_memory(
+        spec, m$batch[i], m$optimizer[i], device = field_of(m, "device", i, "cpu"), quiet = TRUE,
+        steps = m$steps[i],
+        data_size = data_bytes(m$widths[i], 4 * m$batch[i], field_of(m, "embed", i, 0))
+      )
     ))
     list(peak = mem$host_peak, high = mem$host_high, device = mem$device_peak,
          ops = c(unique(unlist(spec$ops)), paste0("loss_", m$loss[i])),

@@ -33,7 +33,10 @@
 #   5. at the end, gc() gives R's vector heap: its largest use ("max used", the exact R heap
 #      peak since step 3) and the trigger it grew to; and R's nodes (cons cells): in use and
 #      their trigger at the baseline (nodes0, node_trigger0), and their largest use (nodes_max:
-#      with R's triggers out of reach, what the run allocated; measure-nodes.R --grid=once).
+#      with R's triggers out of reach, what the run allocated; measure-nodes.R --grid=once);
+#      and `collector`, the start-up settings of R's collector set in its environment
+#      (R_GC_MEM_GROW, R_VSIZE, ...; harness.R's collector_vars) as NAME:VALUE joined by ";",
+#      "none" when none is.
 # Linux only (reads /proc/self/status).
 
 here <- local({
@@ -184,17 +187,26 @@ if (identical(opt$gcinfo, "true")) writeLines(gc_lines, stderr())
 
 # 5. the end: the R heap's largest use and its trigger
 params <- count_params(widths, after, embed)
+# R's start-up settings of its collector this process runs with (harness.R, collector_vars)
+settings <- Sys.getenv(collector_vars, unset = NA, names = TRUE)
+settings <- settings[!is.na(settings)]
+collector <- if (length(settings)) {
+  paste0(names(settings), ":", settings, collapse = ";")
+} else {
+  "none"
+}
 peak_fields <- paste(sprintf("%s=%.0f", names(peaks), peaks), collapse = ",")
 cat(sprintf(paste0("RESULT,widths=%s,batch=%d,optimizer=%s,activation=%s,loss=%s,device=%s,",
                    "variant=%s,steps=%d,params=%.0f,baseline=%.0f,peak=%.0f,%s,heap0=%.0f,",
                    "trigger0=%.0f,heap_max=%.0f,trigger_end=%.0f,reset_ok=%s,seconds=%.2f,",
                    "gc_seconds=%.2f,live_full=%.0f,n_gc=%d,n_full=%d,live_between=%.0f,",
                    "live_step_max=%.0f,after=%s,embed=%d,heads=%d,nodes0=%.0f,",
-                   "node_trigger0=%.0f,nodes_max=%.0f,pass_pool=%.0f,persistent_pool=%.0f\n"),
+                   "node_trigger0=%.0f,nodes_max=%.0f,pass_pool=%.0f,persistent_pool=%.0f,",
+                   "collector=%s\n"),
             paste(widths, collapse = "-"), batch, opt$optimizer, opt$activation, opt$loss,
             opt$device, opt$variant, steps, params, baseline, peak, peak_fields, heap0, trigger0,
             gc1["Vcells", "max used"] * 8, gc1["Vcells", "gc trigger"] * 8, reset_ok, elapsed,
             gc_seconds, live_full, n_gc, n_full, live_between, live_step_max,
             paste(c(after, if (!length(after)) "none"), collapse = "+"), embed, heads,
             gc0["Ncells", "used"], gc0["Ncells", "gc trigger"], gc1["Ncells", "max used"],
-            pools[1L], pools[2L]))
+            pools[1L], pools[2L], collector))

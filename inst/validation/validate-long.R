@@ -24,7 +24,9 @@
 #   flash_fit, flash_fit_wide and flash_holdout: a block around ag_flash_attention();
 #   activations_fit, activations_softmax and activations_wide, activations_holdout: sigmoid,
 #   softmax and ag_cross_entropy_loss(), fitted by fit-layers.R; checkpoint: ag_checkpoint()
-#   around two layers, described by them)
+#   around two layers, described by them; collector: six holdout configurations run with
+#   R_GC_MEM_GROW or R_VSIZE set, judged with them; --collector=ignore judges them as if
+#   they had run with R's defaults, as agmem did before it read the settings)
 #   (--every=2 runs every second configuration of the grid, the first, third, ...: CI's share
 #   of the slow grids; --measure-only stops after measuring; --markdown prints the table in
 #   Markdown; --torture runs one more step under gctorture(), see measure-long.R)
@@ -60,7 +62,7 @@ source(file.path(here, "harness.R"))
 args <- commandArgs(trailingOnly = TRUE)
 opt <- list(grid = "long_subset", from_csv = "", out = "", measure_only = "false",
             markdown = "false", steps = "100", torture = "false", by_layer = "false",
-            repeats = "", every = "1")
+            repeats = "", every = "1", collector = "read")
 for (a in args) {
   kv <- regmatches(a, regexec("^--([a-z_-]+)(=(.*))?$", a))[[1]]
   key <- gsub("-", "_", kv[2])
@@ -75,14 +77,18 @@ measure_long <- function(cfg, steps, torture = "false") {
   a <- script_args(file.path(here, "measure-long.R"), cfg,
                    c("widths", "batch", "optimizer", "activation", "loss", "variant", "after",
                      "embed", "heads", "device"), list(steps = steps, torture = torture))
-  out <- suppressWarnings(system2(rscript, a, stdout = TRUE, stderr = TRUE))
+  # A configuration with R's collector settings (grid_collector()) runs with them in the
+  # environment of its R process, as a user sets them before R starts.
+  env <- collector_env(field_of(cfg, "collector", 1L, "none"))
+  out <- suppressWarnings(system2(rscript, a, stdout = TRUE, stderr = TRUE, env = env))
   vals <- result_fields(out)
   if (is.null(vals)) {
     message("failed: ", long_keys(cfg), "\n", paste(utils::tail(out, 5), collapse = "\n"))
     return(NULL)
   }
   vals <- as.list(vals)
-  chr <- c("widths", "optimizer", "activation", "loss", "device", "variant", "reset_ok", "after")
+  chr <- c("widths", "optimizer", "activation", "loss", "device", "variant", "reset_ok", "after",
+           "collector")
   # Checkpoints the run did not reach are written "NA".
   vals[setdiff(names(vals), chr)] <- lapply(vals[setdiff(names(vals), chr)], function(v) {
     if (identical(v, "NA")) NA_real_ else as.numeric(v)
@@ -167,7 +173,8 @@ if (nzchar(opt$from_csv)) {
                 activations_holdout_softmax = grid_activations_holdout_softmax,
                 activations_wide_gpu = grid_activations_wide_gpu,
                 activations_holdout_gpu = grid_activations_holdout_gpu,
-                checkpoint = grid_checkpoint, checkpoint_gpu = grid_checkpoint_gpu)
+                checkpoint = grid_checkpoint, checkpoint_gpu = grid_checkpoint_gpu,
+                collector = grid_collector)
   if (!opt$grid %in% names(grids)) {
     stop("`--grid` must be one of ", paste(names(grids), collapse = ", "), call. = FALSE)
   }
@@ -202,7 +209,10 @@ if (!requireNamespace("agmem", quietly = TRUE)) {
   stop("validate-long.R needs agmem installed", call. = FALSE)
 }
 mib <- 2^20
-m <- judge_runs(m)
+if (!opt$collector %in% c("read", "ignore")) {
+  stop("`--collector` must be read or ignore", call. = FALSE)
+}
+m <- judge_runs(m, collector = opt$collector == "read")
 if (nzchar(opt$repeats)) {
   print_repeats(m, lapply(strsplit(opt$repeats, ",", fixed = TRUE)[[1]], read_runs_csv))
   quit(status = 0)
@@ -214,7 +224,7 @@ if (identical(opt$by_layer, "true")) {
 
 m$label <- vapply(seq_len(nrow(m)), function(i) {
   run_label(m$widths[i], field_of(m, "after", i, "none"), field_of(m, "embed", i, 0),
-            field_of(m, "heads", i, 1))
+            field_of(m, "heads", i, 1), field_of(m, "collector", i, "none"))
 }, "")
 fmt_mb <- function(x) ifelse(is.finite(x), sprintf("%8.1f", x / mib), "       -")
 # The host's peaks at steps 3, 20 and 100: the RSS growth, less the device pools (which do not
