@@ -125,6 +125,7 @@ ag_max_batch_size <- function(shapes, budget = NULL, optimizer = c("adam", "sgd"
   optimizer <- est_optimizers(est, optimizer)
   check_margin(margin)
   limit <- plan_budget(budget, est) * (1 - margin)
+  warn_capped_plan(est, limit)
   b <- est_max_batch(est, limit, optimizer)
   if (b == 0) {
     refuse_budget(est, optimizer, limit, margin)

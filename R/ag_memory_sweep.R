@@ -66,6 +66,7 @@ ag_memory_sweep <- function(shapes, batch_size = 2^(0:10),
   ), frac = activation_frac, lower_bound = lower_bound, steps = steps, data_size = data_size)
   out <- est_sweep(est, batch_size, est_optimizers(est, optimizer, several = TRUE))
   warn_range(est_beyond(est, out$batch_size))
+  warn_capped_plan(est, max(out$host_high, 0))
   attr(out, "plan") <- est
   class(out) <- c("ag_memory_sweep", "data.frame")
   out

@@ -80,9 +80,11 @@
 #' them and computes the trigger with them, here and in the planners; the
 #' report names them and `host_regime$collector` lists them. To plan for an R
 #' process that will start with other settings, set them with [Sys.setenv()]
-#' first. R's node settings (`R_NSIZE`, `R_GC_NGROWINCRFRAC`) and a cap on the
-#' vector heap (`R_MAX_VSIZE`) are not modelled: when set, they give a warning
-#' of class `agmem_warning_collector`.
+#' first. R's node settings (`R_NSIZE`, `R_GC_NGROWINCRFRAC`) are not
+#' modelled, nor is a cap on the vector heap (`R_MAX_VSIZE`, `--max-vsize`,
+#' [mem.maxVSize()]): the first give a warning of class
+#' `agmem_warning_collector` when set, the cap when it is below the heap the
+#' run may reach (or, planning, below the budget and the data).
 #'
 #' Measured in `inst/validation` (ggmlR 0.8.8.1, R 4.2.2, 2 cores; see
 #' `vignette("checks")`): on configurations outside the fit grid, the device
@@ -183,6 +185,14 @@ ag_training_memory <- function(model, batch_size = 32L, optimizer = c("adam", "s
   }
   warn_range(out$beyond_validated)
   warn_collector(collector)
+  if (!is.null(out$host_regime)) {
+    # The heap the run reaches: R's trigger, or in a few steps what they hold or allocate.
+    warn_capped(collector, if (out$host_regime$run == "whole run") {
+      out$host_regime$trigger
+    } else {
+      out$host_peak + run[[3L]]
+    })
+  }
   if (!quiet) {
     print(out)
   }
@@ -297,7 +307,6 @@ format.ag_training_memory <- function(x, units = "iec", ...) {
               regime_bytes[[5L]], planned),
       "  trigger at the top of the range it can settle in)"
     )
-
   } else if (!is.null(r)) {
     regime_bytes <- format_bytes_scaled(c(r$allocated, r$headroom, r$collected), units)
     lines <- c(

@@ -2,11 +2,13 @@
 # from the environment, read as R reads them (R's src/main/memory.c, init_gc_grow_settings(), and
 # src/main/startup.c, R_SizeFromEnv(); checked against R 4.2.2 by test-collector.R).
 
-# The variables R reads at start-up for its vector heap's collector, which agmem models, and those
-# of its node heap and its cap, which it does not (it takes R's defaults for them).
+# The variables R reads at start-up for its vector heap's collector, which agmem models; those of
+# its node heap, which it does not (it takes R's defaults for them); and the vector heap's cap.
 collector_modelled <- c("R_VSIZE", "R_GC_MEM_GROW", "R_GC_GROWFRAC", "R_GC_GROWINCRFRAC",
                         "R_GC_VGROWINCRFRAC")
-collector_not_modelled <- c("R_NSIZE", "R_GC_NGROWINCRFRAC", "R_MAX_VSIZE")
+collector_not_modelled <- c("R_NSIZE", "R_GC_NGROWINCRFRAC")
+collector_cap <- "R_MAX_VSIZE"
+
 
 # The leading number of `s` as C's atof() reads it (blanks, a sign, digits with a decimal point
 # and an exponent), 0 when there is none: how R reads R_GC_MEM_GROW and the fractions.
@@ -30,29 +32,43 @@ c_size <- function(s) {
   if (is.na(size) || size < 262144 || size > 2^52) NA_real_ else size
 }
 
+# The cap on R's vector heap in this session, in bytes: mem.maxVSize() (R >= 4.1; in units of
+# 2^20 bytes), Inf when there is none or R cannot say.
+session_cap <- function() {
+  if (!exists("mem.maxVSize", envir = baseenv(), inherits = FALSE)) {
+    return(Inf)
+  }
+  cap <- get("mem.maxVSize", envir = baseenv())()
+  if (is.numeric(cap) && length(cap) == 1L && !is.na(cap)) cap * 2^20 else Inf
+}
+
 # The settings of R's vector-heap collector in `env` (Sys.getenv()'s values of the variables, NA
 # where one is not set) and the command line `args` (commandArgs(): --min-vsize, which R_VSIZE
 # overrides), as a process started with them takes them: `vsize` (R_VSIZE: the first
 # trigger, in bytes, whole vector cells of 8 bytes), `grow_frac` (R_VGrowFrac: the occupancy over
 # which a full collection grows the trigger) and `grow_incr_frac` (R_VGrowIncrFrac: the growth's
 # share of the trigger), each NA where R keeps its default; `set`, the modelled variables that
-# changed one of them ("NAME=VALUE"); and `not_modelled`, those of the others that are set.
-collector_settings <- function(env = Sys.getenv(c(collector_modelled, collector_not_modelled),
-                                                unset = NA, names = TRUE),
-                               args = commandArgs()) {
+# changed one of them ("NAME=VALUE"); `not_modelled`, the node heap's variables that are set;
+# and `cap`, the lowest cap on the vector heap in bytes (Inf: none) of R_MAX_VSIZE,
+# --max-vsize and this session's `session` (mem.maxVSize()), with `cap_from`, where it is set.
+collector_settings <- function(env = Sys.getenv(c(collector_modelled, collector_not_modelled,
+                                                  collector_cap), unset = NA, names = TRUE),
+                               args = commandArgs(), session = session_cap()) {
   # a variable `env` does not name is not set
-  vars <- c(collector_modelled, collector_not_modelled)
-  env <- stats::setNames(as.character(env[vars]), vars)
+  vars <- c(collector_modelled, collector_not_modelled, collector_cap)
+  env <- vapply(vars, function(v) {
+    if (v %in% names(env)) as.character(env[[v]]) else NA_character_
+  }, "")
   out <- list(vsize = NA_real_, grow_frac = NA_real_, grow_incr_frac = NA_real_)
   used <- character(0)
   v <- env[["R_GC_MEM_GROW"]]
   if (!is.na(v)) {
     # R truncates the number to an int; 1 and anything outside 0 to 3 keep the defaults.
-    which <- trunc(c_atof(v))
-    if (which == 0) out$grow_incr_frac <- 0
-    if (which == 2) out$grow_incr_frac <- 0.3
-    if (which == 3) out[c("grow_incr_frac", "grow_frac")] <- list(0.4, 0.5)
-    if (which %in% c(0, 2, 3)) used <- c(used, "R_GC_MEM_GROW")
+    level <- trunc(c_atof(v))
+    if (level == 0) out$grow_incr_frac <- 0
+    if (level == 2) out$grow_incr_frac <- 0.3
+    if (level == 3) out[c("grow_incr_frac", "grow_frac")] <- list(0.4, 0.5)
+    if (level %in% c(0, 2, 3)) used <- c(used, "R_GC_MEM_GROW")
   }
   frac <- function(name, lo, hi) {
     v <- env[[name]]
@@ -92,6 +108,21 @@ collector_settings <- function(env = Sys.getenv(c(collector_modelled, collector_
   } else {
     character(0)
   }
+  caps <- c(`--max-vsize` = utils::tail(sub("^--max-vsize=", "",
+                                            grep("^--max-vsize=", args, value = TRUE)), 1L),
+            R_MAX_VSIZE = env[["R_MAX_VSIZE"]])
+  caps <- caps[!is.na(caps)]
+  cap_bytes <- c(vapply(caps, c_size, 0), `mem.maxVSize()` = session)
+  cap_bytes <- cap_bytes[!is.na(cap_bytes)]
+  out$cap <- min(cap_bytes)
+  lowest <- names(cap_bytes)[which.min(cap_bytes)]
+  out$cap_from <- if (!is.finite(out$cap)) {
+    character(0)
+  } else if (lowest == "mem.maxVSize()") {
+    "mem.maxVSize()"
+  } else {
+    paste0(lowest, "=", caps[[lowest]])
+  }
   out
 }
 
@@ -104,7 +135,33 @@ warn_collector <- function(settings) {
   warn(
     "The environment sets ", paste(settings$not_modelled, collapse = ", "), ": agmem's host ",
     "figures take R's default for ", if (length(settings$not_modelled) > 1L) "them" else "it",
-    " (R's node heap and a cap on the vector heap are not modelled).",
+    " (R's node heap is not modelled).",
     class = "collector"
   )
+}
+
+# Warns (agmem_warning_collector) when the cap on R's vector heap in `settings`
+# (collector_settings(); NULL: none known) is below `heap`, the bytes R's heap reaches in the run
+# planned or predicted: R then collects at the cap instead of its trigger, and stops the run
+# with its vector memory error if the live heap reaches the cap, which agmem does not model.
+warn_capped <- function(settings, heap) {
+  if (is.null(settings) || !is.finite(settings$cap) || !(settings$cap < max(heap))) {
+    return(invisible())
+  }
+  warn(
+    "R's vector heap is capped at ", format_bytes_scaled(settings$cap), " (",
+    settings$cap_from, "), below the ", format_bytes_scaled(max(heap)), " the run's heap may ",
+    "reach: R collects at the cap instead, and stops the run with its vector memory error when ",
+    "the live heap reaches it. agmem does not model a capped heap.",
+    class = "collector"
+  )
+}
+
+# warn_capped() for a plan of estimator `est` whose host peak goes up to `peak` bytes over the
+# process (a budget, or the highest peak of a sweep): R's heap reaches at most that plus the data
+# held in R. Only the model's estimators know R's collector (est$collector).
+warn_capped_plan <- function(est, peak) {
+  if (!is.null(est$collector)) {
+    warn_capped(est$collector, peak + est$run[[3L]])
+  }
 }

@@ -48,8 +48,9 @@
 #'   current trigger;
 #' * `agmem_warning_collector`: the environment sets a start-up setting of R's
 #'   collector that the whole-run model does not follow (`R_NSIZE`,
-#'   `R_GC_NGROWINCRFRAC`, `R_MAX_VSIZE`): the host figures take R's default
-#'   for it.
+#'   `R_GC_NGROWINCRFRAC`: the host figures take R's default for it), or R's
+#'   vector heap is capped (`R_MAX_VSIZE`, `--max-vsize`, [mem.maxVSize()])
+#'   below what the run's heap may reach, which agmem does not model.
 #'
 #' Each error is also of class `"error"` and `"condition"`; each warning of
 #' class `"warning"` and `"condition"`.
@@ -82,7 +83,7 @@ warning_classes <- c(
   cap = "R's heap could not be capped as low as the budget asks",
   step = "the measured training step warned",
   check = "a measured line under-predicted the batch size it was checked on",
-  collector = "a setting of R's collector that the model does not follow is set"
+  collector = "a setting of R's collector that the model does not follow is set, or binds"
 )
 
 # Signals an error of class c("agmem_error_<class>", "agmem_error", "error", "condition") whose

@@ -9,7 +9,8 @@ is_model <- function(x) {
     is_tensor_list(x) || is_layer(x) || is_layer_list(x)
 }
 
-# A model estimator for x on `device` and `dtype`; refuses activation_frac (`given`). A model
+# A model estimator for x on `device` and `dtype`, with the settings of R's collector it plans
+# for (`collector`, collector_settings()); refuses activation_frac (`given`). A model
 # with parts agmem does not model is refused (agmem_error_unmodelled) unless `lower_bound` is
 # TRUE, and then planned on what is modelled, with a warning; a model without layers (a list of
 # ag_param tensors) is refused either way, since nothing says how its memory grows with the batch.
@@ -50,7 +51,7 @@ model_estimator <- function(x, device, dtype, given, arg, lower_bound = FALSE, s
     label = if (where == "host") "highest host peak" else "device peak",
     lower_bound = length(spec$uncovered) > 0L,
     params = .Call(agmem_estimate, spec$shapes, 0L, 0, 1)[[1L]],
-    run = model_run(spec, steps, data_size, collector)
+    run = model_run(spec, steps, data_size, collector), collector = collector
   ), "agmem_model")
 }
 

@@ -73,6 +73,7 @@ plot.ag_memory_sweep <- function(x, budget = NULL, log = "x", ...) {
     list(batch = fit, total = at)
   })
   warn_range(est_beyond(est, c(x$batch_size, vapply(fits, `[[`, 0, "batch"))))
+  warn_capped_plan(est, if (is.null(limit)) max(x$host_high, 0) else limit)
   # Everything from here on is in the unit of the axis, so that no figure overflows.
   scale <- byte_scale(max(x[[est$column]], limit))
   scale <- list(unit = scale$unit[[1L]], bytes = scale$bytes[[1L]])

@@ -39,6 +39,7 @@ summary.ag_memory_sweep <- function(object, budget = NULL, ...) {
     warn_lower_bound(est$spec, "object")
   }
   limit <- plan_budget(budget, est)
+  warn_capped_plan(est, limit)
   optimizers <- unique(object$optimizer)
   rows <- lapply(optimizers, function(opt) {
     b <- est_max_batch(est, limit, opt)

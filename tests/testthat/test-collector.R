@@ -1,11 +1,7 @@
 # R's collector settings, as R reads them at start-up (R/collector.R).
 
-settings_of <- function(..., args = character(0)) {
-  env <- c(R_VSIZE = NA, R_GC_MEM_GROW = NA, R_GC_GROWFRAC = NA, R_GC_GROWINCRFRAC = NA,
-           R_GC_VGROWINCRFRAC = NA, R_NSIZE = NA, R_GC_NGROWINCRFRAC = NA, R_MAX_VSIZE = NA)
-  given <- c(...)
-  env[names(given)] <- given
-  agmem:::collector_settings(env, args)
+settings_of <- function(..., args = character(0), session = Inf) {
+  agmem:::collector_settings(c(...), args, session)
 }
 values <- function(s) unlist(s[c("vsize", "grow_frac", "grow_incr_frac")])
 
@@ -65,10 +61,21 @@ test_that("R_VSIZE and --min-vsize are sizes as R reads them, R_VSIZE winning", 
   expect_identical(settings_of(args = "--min-vsize=200M")$set, "--min-vsize=200M")
 })
 
-test_that("the settings agmem does not model are listed", {
-  s <- settings_of(R_NSIZE = "1000000", R_MAX_VSIZE = "4G")
-  expect_identical(s$not_modelled, c("R_NSIZE=1000000", "R_MAX_VSIZE=4G"))
+test_that("the settings agmem does not model are listed, and the heap's cap is read", {
+  s <- settings_of(R_NSIZE = "1000000", R_GC_NGROWINCRFRAC = "0.3")
+  expect_identical(s$not_modelled, c("R_NSIZE=1000000", "R_GC_NGROWINCRFRAC=0.3"))
   expect_identical(values(s), values(settings_of()))
+  expect_identical(settings_of()$cap, Inf)
+  expect_identical(settings_of()$cap_from, character(0))
+  expect_identical(settings_of(R_MAX_VSIZE = "4G")[c("cap", "cap_from")],
+                   list(cap = 2^32, cap_from = "R_MAX_VSIZE=4G"))
+  # the lowest of the variable, the command line and the session's mem.maxVSize()
+  expect_identical(settings_of(R_MAX_VSIZE = "4G", args = "--max-vsize=2G")$cap_from,
+                   "--max-vsize=2G")
+  expect_identical(settings_of(R_MAX_VSIZE = "4G", session = 2^30)[c("cap", "cap_from")],
+                   list(cap = 2^30, cap_from = "mem.maxVSize()"))
+  expect_identical(settings_of(R_MAX_VSIZE = "lots")$cap, Inf)
+  expect_identical(agmem:::collector_settings()$cap, agmem:::session_cap())
 })
 
 test_that("R itself grows its trigger as the settings agmem reads say", {
@@ -145,7 +152,42 @@ test_that("a setting agmem does not model is a classed warning wherever the mode
     expect_warning(ag_memory_sweep(spec, c(8, 16)),
                    class = "agmem_warning_collector")
   })
-  expect_snapshot(with_env(c(R_MAX_VSIZE = "4G", R_NSIZE = "1e6"),
+  expect_snapshot(with_env(c(R_GC_NGROWINCRFRAC = "0.3", R_NSIZE = "1e6"),
                            ag_training_memory(spec, 32, quiet = TRUE)))
   expect_no_warning(ag_training_memory(spec, 32, quiet = TRUE))
+})
+
+test_that("a cap on R's heap below what the run reaches is a classed warning", {
+  spec <- ag_dense_stack(c(784, 512, 512, 10), loss = "softmax_cross_entropy")
+  trigger <- ag_training_memory(spec, 256, quiet = TRUE)$host_regime$trigger
+  below <- c(R_MAX_VSIZE = format(floor(trigger / 2^20) - 1, scientific = FALSE))
+  below[[1]] <- paste0(below[[1]], "M")
+  above <- c(R_MAX_VSIZE = "16G")
+  expect_snapshot(with_env(below, ag_training_memory(spec, 256, quiet = TRUE)))
+  expect_no_warning(with_env(above, ag_training_memory(spec, 256, quiet = TRUE)))
+  # The planners, the sweep, its summary and plot: a cap below the budget, and the data.
+  with_env(c(R_MAX_VSIZE = "200M"), {
+    expect_warning(b <- ag_max_batch_size(spec, "256 MiB"), "capped at 200.00 MiB",
+                   class = "agmem_warning_collector")
+    expect_identical(b, suppressWarnings(ag_max_batch_size(spec, "256 MiB"),
+                                         classes = "agmem_warning_collector"))
+  })
+  with_env(c(R_MAX_VSIZE = "600M"), {
+    expect_no_warning(ag_max_batch_size(spec, "512 MiB"))
+    expect_warning(ag_max_batch_size(spec, "512 MiB", data_size = "100 MB"),
+                   class = "agmem_warning_collector")
+  })
+  with_env(c(R_MAX_VSIZE = "200M"), {
+    expect_warning(sweep <- ag_memory_sweep(spec, c(64, 4096)),
+                   class = "agmem_warning_collector")
+    expect_warning(summary(sweep, "256 MiB"), class = "agmem_warning_collector")
+    pdf(NULL)
+    on.exit(dev.off(), add = TRUE)
+    expect_warning(plot(sweep, budget = "256 MiB"), class = "agmem_warning_collector")
+    expect_no_warning(ag_memory_sweep(spec, c(8, 16)))
+  })
+  # ggmlR's formula knows nothing of R's collector.
+  with_env(c(R_MAX_VSIZE = "200M"), {
+    expect_no_warning(ag_max_batch_size(ag_dense_shapes(c(784, 512, 10)), "256 MiB"))
+  })
 })
