@@ -74,7 +74,9 @@
 #'   no layers, is refused either way.
 #'
 #' @param steps,data_size For a model: the run planned for, as in
-#'   [ag_training_memory()] (100 steps, no data held in R, by default).
+#'   [ag_training_memory()] (100 steps, no data held in R, by default). R's
+#'   collector settings (`R_GC_MEM_GROW`, `R_VSIZE`, ...) are read from the
+#'   environment as [ag_training_memory()] reads them.
 #' @details
 #' Every figure planned on is a sum of correctly rounded products of
 #' non-negative factors, one of them the batch size, so it never decreases as
