@@ -1,6 +1,7 @@
 # plan-holds.R: does a real run at the batch ag_max_batch_size() plans stay within its budget?
 #
 #   Rscript inst/validation/plan-holds.R [--margin=0.1] [--markdown] [--layers] [--rows=9,10]
+#   Rscript inst/validation/plan-holds.R --collector[=ignore] [--markdown]
 #
 # For each model and budget below (none of them in the long fit grid), asks
 # ag_max_batch_size() for the batch, with the run's data set (8192 samples of input and target
@@ -9,7 +10,10 @@
 # peak within its budget, and at least 70% of it used. Exit status 1 when it is missed. With
 # --layers the models have batch norm, dropout or layer norm after each hidden layer (issue 16;
 # none of them in the layers' fit grid; and an embedding before a dense stack), read from the
-# ggmlR model by ag_model_spec(). --rows runs those rows of the table only (by number).
+# ggmlR model by ag_model_spec(). --rows runs those rows of the table only (by number). With
+# --collector each run's R process starts with one of R's collector settings in its environment
+# (R_GC_MEM_GROW, R_VSIZE), and agmem plans with the same settings set; --collector=ignore plans
+# as if R's defaults held (what agmem answered before it read them) and runs with the settings.
 # Needs ggmlR and agmem installed; Linux.
 
 here <- local({
@@ -35,6 +39,30 @@ plans <- data.frame(
              "128 MiB"),
   after = "none", embed = 0, heads = 1, stringsAsFactors = FALSE
 )
+collector_arg <- sub("^--collector=?", "", grep("^--collector", args, value = TRUE))
+collector_mode <- if (length(collector_arg) == 0L) "" else if (nzchar(collector_arg[[1L]])) {
+  collector_arg[[1L]]
+} else {
+  "read"
+}
+if (!collector_mode %in% c("", "read", "ignore")) {
+  stop("`--collector` must be given alone or as --collector=ignore", call. = FALSE)
+}
+plans$collector <- "none"
+if (nzchar(collector_mode)) {
+  # Models of the table above with R's collector settings that move their peak most: growth of
+  # 40% (R_GC_MEM_GROW=3), of 640 000 bytes (0), and a first trigger of 256 MiB.
+  plans <- data.frame(
+    widths = c("784-512-512-10", "784-1024-1024-10", "512-256-10", "784-512-512-10"),
+    optimizer = c("adam", "sgd", "sgd_plain", "adam"),
+    activation = "relu",
+    loss = "softmax_cross_entropy",
+    budget = c("384 MiB", "768 MiB", "192 MiB", "384 MiB"),
+    after = "none", embed = 0, heads = 1,
+    collector = c("R_GC_MEM_GROW:3", "R_GC_MEM_GROW:3", "R_GC_MEM_GROW:0", "R_VSIZE:256M"),
+    stringsAsFactors = FALSE
+  )
+}
 if ("--layers" %in% args) {
   plans <- data.frame(
     widths = c("784-512-256-10", "784-512-256-10", "256-1024-1024-10", "512-512-512-10"),
@@ -43,7 +71,7 @@ if ("--layers" %in% args) {
     loss = c("softmax_cross_entropy", "softmax_cross_entropy", "mse", "softmax_cross_entropy"),
     budget = c("256 MiB", "512 MiB", "384 MiB", "192 MiB"),
     after = c("batch_norm+dropout", "batch_norm+dropout", "layer_norm", "dropout"),
-    embed = 0, heads = 1, stringsAsFactors = FALSE
+    embed = 0, heads = 1, collector = "none", stringsAsFactors = FALSE
   )
   # And an embedding of 5000 tokens before a dense stack, and a small language model: an
   # embedding of 2000 tokens, a layer, attention of 4 heads and layer norm over the sequence
@@ -58,7 +86,8 @@ if ("--layers" %in% args) {
     budget = c("256 MiB", rep("384 MiB", 4L)),
     after = c("none", "attention+layer_norm", "attention_dropout+layer_norm",
               "attention_causal+layer_norm", "flash_causal+layer_norm"),
-    embed = c(5000, rep(2000, 4L)), heads = c(1, rep(4, 4L)), stringsAsFactors = FALSE
+    embed = c(5000, rep(2000, 4L)), heads = c(1, rep(4, 4L)), collector = "none",
+    stringsAsFactors = FALSE
   ))
 }
 
@@ -73,14 +102,17 @@ rows <- lapply(seq_len(nrow(plans)), function(i) {
   p <- plans[i, ]
   spec <- run_spec(p$widths, p$activation, p$loss, p$after, p$embed, p$heads)
   data_size <- data_bytes(p$widths, samples, p$embed)
-  b <- suppressWarnings(agmem::ag_max_batch_size(spec, p$budget, p$optimizer, margin = margin,
-                                                 data_size = data_size))
+  plan <- function() {
+    suppressWarnings(agmem::ag_max_batch_size(spec, p$budget, p$optimizer, margin = margin,
+                                              data_size = data_size))
+  }
+  b <- if (collector_mode == "read") with_collector(p$collector, plan()) else plan()
   out <- suppressWarnings(system2(
     file.path(R.home("bin"), "Rscript"),
     script_args(file.path(here, "measure-long.R"), p,
                 c("widths", "optimizer", "activation", "loss", "after", "embed", "heads"),
                 list(batch = b, steps = 100, samples = samples)),
-    stdout = TRUE, stderr = TRUE))
+    stdout = TRUE, stderr = TRUE, env = collector_env(p$collector)))
   fields <- result_fields(out)
   peak <- if (is.null(fields)) NA_real_ else as.numeric(fields[["peak_100"]])
   budget <- agmem:::parse_budget(p$budget)
@@ -91,6 +123,9 @@ rows <- lapply(seq_len(nrow(plans)), function(i) {
 r <- do.call(rbind, rows)
 r$model <- ifelse(r$embed > 0, paste0("embedding(", r$embed, ") ", r$widths), r$widths)
 r$after <- mapply(after_label, r$after, r$heads, USE.NAMES = FALSE)
+# the runs with R's collector settings: the model's label names them, as validate-long.R's does
+r$model <- mapply(function(m, x) run_label(m, collector = x), r$model, r$collector,
+                  USE.NAMES = FALSE)
 if (markdown) {
   cat("| model (widths) | after each hidden layer | optimizer | activation | loss | budget | ",
       "planned batch | real peak (MiB) | share of the budget |\n",
