@@ -1,5 +1,6 @@
 # harness.R: what the validation scripts share (measure-one.R, measure-long.R, measure-alloc.R,
-# measure-nodes.R, validate.R, validate-long.R, plan-holds.R, fit-layers.R); each sources it.
+# measure-nodes.R, measure-timeline.R, validate.R, validate-long.R, plan-holds.R, fit-layers.R);
+# each sources it.
 
 # The script's arguments, --name=value, over the defaults in the list `opt` (strings); stops on
 # an argument it does not know.
