@@ -42,6 +42,17 @@ session_cap <- function() {
   if (is.numeric(cap) && length(cap) == 1L && !is.na(cap)) cap * 2^20 else Inf
 }
 
+# The values R reads for one size, in the order it reads them: the command line's `flag`
+# (--min-vsize, --max-vsize; the last one given) in `args`, then the variable `var` of `env`;
+# named by where each is set, those not set left out.
+size_sources <- function(args, flag, env, var) {
+  out <- character(0)
+  given <- grep(paste0("^", flag, "="), args, value = TRUE)
+  if (length(given)) out[[flag]] <- sub("^[^=]*=", "", given[[length(given)]])
+  if (!is.na(env[[var]])) out[[var]] <- env[[var]]
+  out
+}
+
 # The settings of R's vector-heap collector in `env` (Sys.getenv()'s values of the variables, NA
 # where one is not set) and the command line `args` (commandArgs(): --min-vsize, which R_VSIZE
 # overrides), as a process started with them takes them: `vsize` (R_VSIZE: the first
@@ -89,10 +100,7 @@ collector_settings <- function(env = Sys.getenv(c(collector_modelled, collector_
     }
   }
   # R reads --min-vsize on its command line, then R_VSIZE, which wins where both are valid.
-  sizes <- c(`--min-vsize` = utils::tail(sub("^--min-vsize=", "",
-                                             grep("^--min-vsize=", args, value = TRUE)), 1L),
-             R_VSIZE = env[["R_VSIZE"]])
-  sizes <- sizes[!is.na(sizes)]
+  sizes <- size_sources(args, "--min-vsize", env, "R_VSIZE")
   bytes <- vapply(sizes, c_size, 0)
   if (any(!is.na(bytes))) {
     last <- max(which(!is.na(bytes)))
@@ -108,10 +116,7 @@ collector_settings <- function(env = Sys.getenv(c(collector_modelled, collector_
   } else {
     character(0)
   }
-  caps <- c(`--max-vsize` = utils::tail(sub("^--max-vsize=", "",
-                                            grep("^--max-vsize=", args, value = TRUE)), 1L),
-            R_MAX_VSIZE = env[["R_MAX_VSIZE"]])
-  caps <- caps[!is.na(caps)]
+  caps <- size_sources(args, "--max-vsize", env, "R_MAX_VSIZE")
   cap_bytes <- c(vapply(caps, c_size, 0), `mem.maxVSize()` = session)
   cap_bytes <- cap_bytes[!is.na(cap_bytes)]
   out$cap <- min(cap_bytes)

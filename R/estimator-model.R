@@ -61,7 +61,7 @@ model_estimator <- function(x, device, dtype, given, arg, lower_bound = FALSE, s
 # `steps` is the run's training steps (a whole number from 1 to 1e12); `data_size` the data the
 # session holds in R's heap while it trains, in bytes, as a size such as "200 MB"
 # (parse_budget(), but not NULL), or as object.size() gives it. `collector` is the settings.
-model_run <- function(spec, steps, data_size, collector = collector_settings()) {
+model_run <- function(spec, steps, data_size, collector) {
   # Its value (a whole number from 1 to 1e12) the C code checks, as it reads it.
   if (is.object(steps) || !is.numeric(steps) || length(steps) != 1L) {
     stop_arg("`steps` must be one whole number of training steps, from 1 to 1e12.")
