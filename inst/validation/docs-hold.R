@@ -5,8 +5,9 @@
 #
 # README.md shows the output of its example command. The guide quotes validate.R and
 # validate-long.R on the committed measurements: a command naming its csvs (--from-csv=, with
-# --markdown for a table and --collector= when given), then the table and the summary it prints. A change to the rule table
-# changes those figures, and a page that still shows the old ones says what is no longer true.
+# --markdown for a table, --collector= and --history when given on the same line), then the
+# table and the summary it prints. A change to the rule table changes those figures, and a page
+# that still shows the old ones says what is no longer true.
 # This runs the README's example (the R code of the Rscript -e in its first sh block) and checks
 # that it prints the block that follows. For each fenced block of the guide that starts with a
 # summary line ("N configurations: ..." or "host peak, device ..."), it runs the command named
@@ -112,11 +113,13 @@ for (i in seq_along(lines)) {
     args <- paste0("--from-csv=", csvs(sub("^--from-csv=", "", at)))
     if (grepl("--markdown", l)) args <- c(args, "--markdown")
     args <- c(args, regmatches(l, regexpr("--collector=[a-z]+", l)))
+    if (grepl("--history", l)) args <- c("--history", args)
     command <- list(script = script, args = args)
   }
-  # A table of runs (its header is the one the scripts print) after a command: each row is one
-  # the command prints with --markdown.
-  if (startsWith(l, "| layers (widths) |")) in_runs <- TRUE
+  # A table of runs, or of a history's draws (--history), after a command (its header is the one
+  # the scripts print): each row is one the command prints with --markdown.
+  if (startsWith(l, "| layers (widths) |") ||
+      startsWith(l, "| more nodes live before the loop |")) in_runs <- TRUE
   if (!startsWith(l, "|")) in_runs <- FALSE
   if (in_runs && !startsWith(l, "|---")) {
     if (is.null(command)) stop(sprintf("checks.Rmd:%d: a table with no command before it", i))

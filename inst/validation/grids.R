@@ -690,3 +690,19 @@ grid_collector <- function() {
   rownames(g) <- NULL
   g
 }
+
+# ---- the process's past (measure-long.R --pad_nodes), 100 steps ----
+#
+# The long holdout's 68 configurations, each run three times: as measured, and with 10 000 and
+# 30 000 more of R's nodes (one-element vectors) kept live from before the loop to its end.
+# Nothing else changes; the loop's own allocations are the same to the byte. Where R's trigger
+# settles depends on when its collections fall, and R's nodes set some of them off, so this
+# measures how far a run's peak moves with what the session did before the loop (issue 15).
+grid_history <- function() {
+  h <- grid_long_holdout()
+  pads <- c(0, 10000, 30000)
+  g <- h[rep(seq_len(nrow(h)), times = length(pads)), ]
+  g$pad_nodes <- rep(pads, each = nrow(h))
+  rownames(g) <- NULL
+  g
+}

@@ -26,7 +26,10 @@
 # Protocol:
 #   1. load ggmlR, warm its code up with three steps of a tiny model of the same kind (with an
 #      embedding, of 8 tokens: warm_vocab());
-#   2. make the data set (X: input width x 4 batches, Y: output width x 4 batches);
+#   2. make the data set (X: input width x 4 batches, Y: output width x 4 batches); with
+#      --pad=BYTES keep a raw vector of that many bytes, and with --pad_nodes=K keep K more of
+#      R's nodes (one-element vectors), live to the end: the process's past, changed by a few
+#      kilobytes (grid_history());
 #   3. gc(reset = TRUE), read VmRSS as the baseline and reset VmHWM to it (clear_refs);
 #   4. build the ag_sequential() model and the optimizer, run `steps` steps; after steps 3, 20,
 #      100 (and 300, 1000 when run so long) read VmHWM: peak_<s> = VmHWM - baseline;
@@ -36,7 +39,7 @@
 #      with R's triggers out of reach, what the run allocated; measure-nodes.R --grid=once);
 #      and `collector`, the start-up settings of R's collector set in its environment
 #      (R_GC_MEM_GROW, R_VSIZE, ...; harness.R's collector_vars) as NAME:VALUE joined by ";",
-#      "none" when none is.
+#      "none" when none is; `pad` and `pad_nodes`, the bytes and nodes of step 2.
 # Linux only (reads /proc/self/status).
 
 here <- local({
@@ -48,7 +51,7 @@ opt <- read_args(list(widths = "64,32,8", batch = "16", optimizer = "adam", acti
                       loss = "softmax_cross_entropy", steps = "100", variant = "grads",
                       seed = "1", gcinfo = "false", samples = "0", torture = "false",
                       after = "none", embed = "0",
-                      heads = "1", device = "cpu"))
+                      heads = "1", device = "cpu", pad = "0", pad_nodes = "0"))
 widths <- as.integer(strsplit(opt$widths, ",", fixed = TRUE)[[1]])
 batch <- as.integer(opt$batch)
 steps <- as.integer(opt$steps)
@@ -119,6 +122,10 @@ data <- make_matrices(widths, max(4L * batch, as.integer(opt$samples)), opt$loss
 x <- data$x
 y <- data$y
 rm(data)
+# --pad and --pad_nodes: what the session did before the loop, changed by a few kilobytes (how
+# far the run's peak moves with the process's past)
+pad <- raw(as.numeric(opt$pad))
+pad_nodes <- lapply(seq_len(as.integer(opt$pad_nodes)), function(j) j)
 
 # 3. baseline, and VmHWM reset to it
 gc0 <- gc(reset = TRUE)
@@ -202,11 +209,11 @@ cat(sprintf(paste0("RESULT,widths=%s,batch=%d,optimizer=%s,activation=%s,loss=%s
                    "gc_seconds=%.2f,live_full=%.0f,n_gc=%d,n_full=%d,live_between=%.0f,",
                    "live_step_max=%.0f,after=%s,embed=%d,heads=%d,nodes0=%.0f,",
                    "node_trigger0=%.0f,nodes_max=%.0f,pass_pool=%.0f,persistent_pool=%.0f,",
-                   "collector=%s\n"),
+                   "collector=%s,pad=%.0f,pad_nodes=%d\n"),
             paste(widths, collapse = "-"), batch, opt$optimizer, opt$activation, opt$loss,
             opt$device, opt$variant, steps, params, baseline, peak, peak_fields, heap0, trigger0,
             gc1["Vcells", "max used"] * 8, gc1["Vcells", "gc trigger"] * 8, reset_ok, elapsed,
             gc_seconds, live_full, n_gc, n_full, live_between, live_step_max,
             paste(c(after, if (!length(after)) "none"), collapse = "+"), embed, heads,
             gc0["Ncells", "used"], gc0["Ncells", "gc trigger"], gc1["Ncells", "max used"],
-            pools[1L], pools[2L], collector))
+            pools[1L], pools[2L], collector, length(pad), length(pad_nodes)))

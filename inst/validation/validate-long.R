@@ -37,6 +37,11 @@
 #     --repeats=inst/validation/measurements-long-holdout-again.csv,...
 #   (--repeats: the same runs measured again; prints agmem's figures against each measurement
 #   and how far apart the measurements of one configuration lie)
+#   Rscript inst/validation/validate-long.R --history \
+#     --from-csv=inst/validation/measurements-history.csv
+#   (--grid=history: the long holdout run with 0, 10 000 and 30 000 more of R's nodes live
+#   before the loop; --history prints agmem against each, as --repeats does, and against the
+#   median of each configuration's peaks)
 #   (--from-csv takes several files, comma-separated; --by-layer prints, for each op of the rule
 #   table the runs have, how many runs have it and their shares within tolerance and under
 #   host_high, in place of the table of runs)
@@ -62,7 +67,7 @@ source(file.path(here, "harness.R"))
 args <- commandArgs(trailingOnly = TRUE)
 opt <- list(grid = "long_subset", from_csv = "", out = "", measure_only = "false",
             markdown = "false", steps = "100", torture = "false", by_layer = "false",
-            repeats = "", every = "1", collector = "read")
+            repeats = "", every = "1", collector = "read", history = "false")
 for (a in args) {
   kv <- regmatches(a, regexec("^--([a-z_-]+)(=(.*))?$", a))[[1]]
   key <- gsub("-", "_", kv[2])
@@ -76,7 +81,8 @@ measure_long <- function(cfg, steps, torture = "false") {
   rscript <- file.path(R.home("bin"), "Rscript")
   a <- script_args(file.path(here, "measure-long.R"), cfg,
                    c("widths", "batch", "optimizer", "activation", "loss", "variant", "after",
-                     "embed", "heads", "device"), list(steps = steps, torture = torture))
+                     "embed", "heads", "device", "pad", "pad_nodes"),
+                   list(steps = steps, torture = torture))
   # A configuration with R's collector settings (grid_collector()) runs with them in the
   # environment of its R process, as a user sets them before R starts.
   env <- collector_env(field_of(cfg, "collector", 1L, "none"))
@@ -136,6 +142,49 @@ print_repeats <- function(m, again) {
   }
 }
 
+# The runs of grid_history() (judged, judge_runs()): each configuration measured with 0, 10 000
+# and 30 000 more of R's nodes live (`pad_nodes`). Prints print_repeats() of the three, and
+# agmem against each and against the median of each configuration's peaks; with `markdown`, that
+# last as a table.
+print_history <- function(m, markdown = FALSE) {
+  if (is.null(m$pad_nodes) || length(unique(m$pad_nodes)) < 2L) {
+    stop("`--history` needs runs of grid_history(): several values of pad_nodes", call. = FALSE)
+  }
+  by_pad <- split(m, m$pad_nodes)
+  key <- function(x) paste(x$widths, x$batch, x$optimizer, x$activation, x$loss, x$variant)
+  first <- by_pad[[1L]]
+  peaks <- vapply(by_pad, function(x) x$peak_100[match(key(first), key(x))],
+                  numeric(nrow(first)))
+  med <- apply(peaks, 1L, stats::median, na.rm = TRUE)
+  if (!markdown) {
+    cat(sprintf("measurements in the order of pad_nodes: %s\n",
+                paste(names(by_pad), collapse = ", ")))
+    print_repeats(first, by_pad[-1L])
+    cat(sprintf(paste0("against the median of each configuration's %d peaks: %.1f%% within ",
+                       "max(15%%, 8 MB), %d under by more than 15%%\n"), ncol(peaks),
+                100 * mean(within_tolerance(first$agmem, med)),
+                sum(under_by_15(first$agmem, med))))
+    return(invisible())
+  }
+  cat("| more nodes live before the loop | within max(15%, 8 MB) | under by more than 15% |",
+      "at or under `host_high` |\n|---|---:|---:|---:|\n")
+  row <- function(label, p, high) {
+    held <- if (is.null(high)) "-" else {
+      over <- max(p / high)
+      sprintf("%d of %d%s", sum(p <= high), length(p),
+              if (over > 1) sprintf(" (%.3f of it)", over) else "")
+    }
+    cat(sprintf("| %s | %.1f%% | %d | %s |\n", label, 100 * mean(within_tolerance(first$agmem, p)),
+                sum(under_by_15(first$agmem, p)), held))
+  }
+  for (k in seq_along(by_pad)) {
+    pad <- as.numeric(names(by_pad)[k])
+    row(if (pad == 0) "none" else formatC(pad, format = "d", big.mark = " "), peaks[, k],
+        first$high)
+  }
+  row("the median of each configuration's runs", med, NULL)
+}
+
 if (nzchar(opt$from_csv)) {
   m <- read_runs_csv(strsplit(opt$from_csv, ",", fixed = TRUE)[[1]])
 } else {
@@ -165,7 +214,7 @@ if (nzchar(opt$from_csv)) {
                 attention_causal_holdout = grid_attention_causal_holdout,
                 flash_fit = grid_flash_fit, flash_fit_narrow = grid_flash_fit_narrow,
                 flash_fit_wide = grid_flash_fit_wide,
-                flash_holdout = grid_flash_holdout,
+                flash_holdout = grid_flash_holdout, history = grid_history,
                 activations_fit = grid_activations_fit,
                 activations_softmax = grid_activations_softmax,
                 activations_wide = grid_activations_wide,
@@ -215,6 +264,10 @@ if (!opt$collector %in% c("read", "ignore")) {
 m <- judge_runs(m, collector = opt$collector == "read")
 if (nzchar(opt$repeats)) {
   print_repeats(m, lapply(strsplit(opt$repeats, ",", fixed = TRUE)[[1]], read_runs_csv))
+  quit(status = 0)
+}
+if (identical(opt$history, "true")) {
+  print_history(m, opt$markdown == "true")
   quit(status = 0)
 }
 if (identical(opt$by_layer, "true")) {
