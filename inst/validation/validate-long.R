@@ -153,8 +153,13 @@ print_history <- function(m, markdown = FALSE) {
   by_pad <- split(m, m$pad_nodes)
   key <- function(x) paste(x$widths, x$batch, x$optimizer, x$activation, x$loss, x$variant)
   first <- by_pad[[1L]]
-  peaks <- vapply(by_pad, function(x) x$peak_100[match(key(first), key(x))],
-                  numeric(nrow(first)))
+  # The grid runs the holdout in its order for each count of nodes (a configuration it has
+  # twice is two runs of each), so the runs pair by position.
+  if (!all(vapply(by_pad, function(x) identical(key(x), key(first)), TRUE))) {
+    stop("`--history` needs the same configurations, in the same order, for each pad_nodes",
+         call. = FALSE)
+  }
+  peaks <- vapply(by_pad, function(x) x$peak_100, numeric(nrow(first)))
   med <- apply(peaks, 1L, stats::median, na.rm = TRUE)
   if (!markdown) {
     cat(sprintf("measurements in the order of pad_nodes: %s\n",
