@@ -685,8 +685,14 @@ grid_collector <- function() {
     loss = c("mse", "mse", "mse", "softmax_cross_entropy", "softmax_cross_entropy", "mse"),
     variant = c("field", "grads", "grads", "grads", "grads", "grads"), stringsAsFactors = FALSE)
   settings <- c("none", "R_GC_MEM_GROW:0", "R_GC_MEM_GROW:2", "R_GC_MEM_GROW:3", "R_VSIZE:256M")
-  g <- base[rep(seq_len(nrow(base)), times = length(settings)), ]
-  g$collector <- rep(settings, each = nrow(base))
+  once_each(base, "collector", settings)
+}
+
+# The grid `base` run once for each of `values` of the field `column`: base with the first value,
+# then base with the second, ...
+once_each <- function(base, column, values) {
+  g <- base[rep(seq_len(nrow(base)), times = length(values)), ]
+  g[[column]] <- rep(values, each = nrow(base))
   rownames(g) <- NULL
   g
 }
@@ -698,11 +704,4 @@ grid_collector <- function() {
 # Nothing else changes; the loop's own allocations are the same to the byte. Where R's trigger
 # settles depends on when its collections fall, and R's nodes set some of them off, so this
 # measures how far a run's peak moves with what the session did before the loop (issue 15).
-grid_history <- function() {
-  h <- grid_long_holdout()
-  pads <- c(0, 10000, 30000)
-  g <- h[rep(seq_len(nrow(h)), times = length(pads)), ]
-  g$pad_nodes <- rep(pads, each = nrow(h))
-  rownames(g) <- NULL
-  g
-}
+grid_history <- function() once_each(grid_long_holdout(), "pad_nodes", c(0, 10000, 30000))

@@ -103,15 +103,25 @@ measure_long <- function(cfg, steps, torture = "false") {
   as.data.frame(vals, stringsAsFactors = FALSE)
 }
 
+# A run's configuration, as one string.
+run_key <- function(x) paste(x$widths, x$batch, x$optimizer, x$activation, x$loss, x$variant)
+
+# The 100-step peaks of the tables `others` for the runs of `m`, a column a table: by position
+# where a table has the same configurations in the same order (a configuration the grid has
+# twice keeps its own runs), else by configuration (NA where a table lacks it).
+paired_peaks <- function(m, others) {
+  vapply(others, function(x) {
+    if (identical(run_key(x), run_key(m))) x$peak_100 else x$peak_100[match(run_key(m), run_key(x))]
+  }, numeric(nrow(m)))
+}
+
 # The same configurations measured again (`again`: tables of the same runs, read_runs_csv()),
 # against the first measurement `m` (judged, judge_runs()): for each measurement, agmem's share
 # within tolerance, its under-predictions and how often host_high held; then how many pairs of
 # measurements of one configuration lie further apart than the tolerance, and the configurations
 # whose measurements differ most.
 print_repeats <- function(m, again) {
-  key <- function(x) paste(x$widths, x$batch, x$optimizer, x$activation, x$loss, x$variant)
-  peaks <- cbind(m$peak_100, vapply(again, function(x) x$peak_100[match(key(m), key(x))],
-                                    numeric(nrow(m))))
+  peaks <- cbind(m$peak_100, paired_peaks(m, again))
   for (k in seq_len(ncol(peaks))) {
     p <- peaks[, k]
     ok <- !is.na(p)
@@ -151,15 +161,14 @@ print_history <- function(m, markdown = FALSE) {
     stop("`--history` needs runs of grid_history(): several values of pad_nodes", call. = FALSE)
   }
   by_pad <- split(m, m$pad_nodes)
-  key <- function(x) paste(x$widths, x$batch, x$optimizer, x$activation, x$loss, x$variant)
   first <- by_pad[[1L]]
   # The grid runs the holdout in its order for each count of nodes (a configuration it has
   # twice is two runs of each), so the runs pair by position.
-  if (!all(vapply(by_pad, function(x) identical(key(x), key(first)), TRUE))) {
+  if (!all(vapply(by_pad, function(x) identical(run_key(x), run_key(first)), TRUE))) {
     stop("`--history` needs the same configurations, in the same order, for each pad_nodes",
          call. = FALSE)
   }
-  peaks <- vapply(by_pad, function(x) x$peak_100, numeric(nrow(first)))
+  peaks <- paired_peaks(first, by_pad)
   med <- apply(peaks, 1L, stats::median, na.rm = TRUE)
   if (!markdown) {
     cat(sprintf("measurements in the order of pad_nodes: %s\n",
