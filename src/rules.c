@@ -963,11 +963,14 @@ const R_xlen_t agmem_n_gc_rules = sizeof agmem_gc_rules / sizeof agmem_gc_rules[
  * op and sample, by least squares on 75 runs of inst/validation/measure-nodes.R with R's
  * triggers out of reach (measurements-nodes.csv: gc()'s Ncells "max used" over 10 steps,
  * residuals -253 to 42 nodes a step). An op always used with another is fitted with it: an
- * ag_linear()'s add and its two tensors with its matmul, an attention's ops with its slices
- * (one head measured); an attention's dropout takes ag_dropout()'s. The ops not measured (the
- * embedding's, eval-mode batch norm, an attention's concatenation, blocks and causal mask, flash
- * attention) count none; the fixed part and what a run allocates once are in agmem_gc_rules
- * (model.c, node_growth()).
+ * ag_linear()'s add and its two tensors with its matmul, an embedding's lookup with its table.
+ * The ops the 75 runs do not have (eval-mode batch norm, ag_checkpoint(), the embedding, an
+ * attention of more than one head, its causal mask and its dropout, flash attention) are fitted
+ * the same way over those figures, which they leave as they are, by measure-nodes.R --only on 52
+ * runs of their own (measurements-nodes-layers.csv, residuals -3 to 11 nodes a step): an
+ * attention's nodes are its projections' (attention_slices) and each head's (attention_head),
+ * and an attention's dropout takes ag_dropout()'s (1 187 a head measured, against 1 223). The
+ * fixed part and what a run allocates once are in agmem_gc_rules (model.c, node_growth()).
  * Device "gpu"'s rows of backward "host" are the host path's own in resident mode (a batch norm
  * or a layer norm with ag_device("gpu")): per parameter, in place of device "cpu"'s, whose
  * per-unit rows count there at agmem_gc_rules' unit_share (fit-layers.R). */
@@ -1043,7 +1046,8 @@ const agmem_live_rule agmem_live_rules[] = {
      "issue #16 measurement (layers' eval fit grid, fit-layers.R): per unit and sample of "
      "ag_batch_norm() in eval mode, as in training mode: x_hat, the mean and std matrices, "
      "gamma's and beta's broadcasts and their results; retained by the allocator: 14.68; the "
-     "step's largest: 132.73", 14.68, 132.73},
+     "step's largest: 132.73; nodes (measure-nodes.R --only=eval): 5107, against 5575 in "
+     "training mode", 14.68, 132.73, 5107, 0},
     {CPU, ANY, "dropout", 49.96,
      "issue #16 measurement (layers' fit grid, fit-layers.R): per unit and sample of "
      "ag_dropout() in training mode, as batch norm's: the mask and the product on the tape; "
@@ -1056,8 +1060,9 @@ const agmem_live_rule agmem_live_rules[] = {
      "issue #16 measurement (embedding's fit grid, fit-layers.R): per unit of dim and sample "
      "of ag_embedding()'s lookup, over the dense input it replaces, the step's largest live "
      "heap (the looked-up columns and their gradient), taken for the live bytes too (too few of "
-     "the grid's runs collected in full to fit those); retained by the allocator: 48.51", 48.51,
-     22.39},
+     "the grid's runs collected in full to fit those); retained by the allocator: 48.51; nodes "
+     "(measure-nodes.R --only=embed, with its table's): 1174, and 22 a sample", 48.51, 22.39,
+     1174, 22},
     {CPU, ADAM, "embedding_table", 8.58,
      "issue #16 measurement (embedding's fit grid, fit-layers.R): per scalar of "
      "ag_embedding()'s table with optimizer_adam(), over the parameter rules, the step's "
@@ -1074,36 +1079,39 @@ const agmem_live_rule agmem_live_rules[] = {
      "issue #16 measurement (attention's fit grids, d_model 256 and 512, 1 to 16 heads, "
      "fit-layers.R): per unit of d_model and sample of ag_multihead_attention()'s "
      "projections, the step's largest live heap, taken for the live bytes too (the grid's "
-     "smaller runs end before a full collection); retained by the allocator: 170.64",
-     170.64, 244.64, 0, 16},
+     "smaller runs end before a full collection); retained by the allocator: 170.64; nodes: "
+     "its heads' (attention_head)", 170.64, 244.64, 0, 0},
     {CPU, ANY, "attention_head", 191.35,
      "issue #16 measurement (attention's fit grids, fit-layers.R): per head and pair of "
      "samples, the step's largest live heap (the scores and the softmax the tape keeps, and "
-     "their gradients), taken for the live bytes too; retained by the allocator: -21.23",
-     -21.23, 191.35},
+     "their gradients), taken for the live bytes too; retained by the allocator: -21.23; "
+     "nodes (measure-nodes.R, one head, and --only=attention, 1, 2 and 4 heads): 11556 a head, "
+     "and 16 a head and sample", -21.23, 191.35, 11556, 16},
     {CPU, ADAM, "attention_slices", 0,
      "issue #16 measurement (attention's fit grids, fit-layers.R): per d_model x d_model unit "
      "of an attention trained with optimizer_adam(), the step's largest live heap: fitted "
      "-6.41 (the slice matrices less what the parameter rules count over the attention's own "
-     "parameters), written 0; taken for the live bytes too; retained by the allocator: -81.74",
-     -81.74, 0, 16719, 0},
+     "parameters), written 0; taken for the live bytes too; retained by the allocator: -81.74; "
+     "nodes: the projections', 5163 (16 719 for an attention of one head, less its head's)",
+     -81.74, 0, 5163, 0},
     {CPU, SGD, "attention_slices", 41.67,
      "issue #16 measurement (measurements-attention-optim.csv, fit-layers.R): the same with "
      "optimizer_sgd() and momentum, the attention's other terms at Adam's figures: the step's "
      "largest point falls before the optimizer's step (the same to the byte with momentum and "
      "without), where SGD's parameter rules (fitted on dense stacks, where the update shows "
      "there) count 20 bytes a parameter less than Adam's; 4 pairs, 40.07 to 47.45 each; taken for "
-     "the live bytes too; retained by the allocator: -102.35", -102.35, 41.67, 16719, 0},
+     "the live bytes too; retained by the allocator: -102.35", -102.35, 41.67, 5163, 0},
     {CPU, SGD_PLAIN, "attention_slices", 47.35,
      "issue #16 measurement (measurements-attention-optim.csv, fit-layers.R): the same "
      "without momentum (its parameter rules count 1.4 bytes a parameter less than SGD's); "
-     "taken for the live bytes too; retained by the allocator: -66.18", -66.18, 47.35, 16719,
+     "taken for the live bytes too; retained by the allocator: -66.18", -66.18, 47.35, 5163,
      0},
     {CPU, ANY, "attention_concat", 13.70,
      "issue #16 measurement (attention's fit grids, fit-layers.R): per d_model x d_model unit "
      "of an attention of more than one head, the step's largest live heap (the matrices that "
      "place the heads' rows, on the tape), taken for the live bytes too; retained by the "
-     "allocator: 57.80", 57.80, 13.70},
+     "allocator: 57.80; nodes (measure-nodes.R --only=attention): 1231", 57.80, 13.70, 1231,
+     0},
     {CPU, ANY, "attention_block", 32.42,
      "issue #16 measurement (attention's fit grids, fit-layers.R): per head, unit of d_model "
      "and sample of an attention of more than one head, the step's largest live heap (the "
@@ -1113,7 +1121,9 @@ const agmem_live_rule agmem_live_rules[] = {
      "issue #16 measurement (causal fit grid, fit-layers.R): per head and pair of samples of "
      "an attention called with causal_mask = TRUE, the step's largest live heap (the mask and "
      "the masked scores on the tape, and in the backward the scores' gradient through the "
-     "sum), taken for the live bytes too; retained by the allocator: 9.13", 9.13, 32.01},
+     "sum), taken for the live bytes too; retained by the allocator: 9.13; nodes "
+     "(measure-nodes.R --only=attention): 1027 a head, and 3 a head and sample", 9.13, 32.01,
+     1027, 3},
     {CPU, ANY, "flash_attention", 33.29,
      "issue #16 measurement (flash fit grids, fit-layers.R: measurements-flash-fit.csv and "
      "-flash-fit-wide.csv): per unit of d_model and sample of a call of ag_flash_attention(), "
@@ -1121,20 +1131,24 @@ const agmem_live_rule agmem_live_rules[] = {
      "collections (the pairs that collected in full); retained by the allocator: 37.25 (the "
      "fused op's ggml buffers outside R's heap); the step's largest: fitted -76.40 (the "
      "table's linear figures, fitted on dense stacks, count more than a projection without "
-     "activation keeps at that point), written 0", 37.25, 0},
+     "activation keeps at that point), written 0; nodes (measure-nodes.R --only=flash, over "
+     "its four ag_linear()): 3790, with 1 head and with 4", 37.25, 0, 3790, 0},
     {CPU, ANY, "flash_causal", 16.00,
      "issue #16 measurement (flash fit grid, fit-layers.R): per pair of samples of a call of "
      "ag_flash_attention(causal = TRUE), the step's largest live heap (the mask the backward "
      "keeps, and its upload's copy), taken for the live bytes too; retained by the allocator: "
-     "12.73", 12.73, 16.00},
+     "12.73; nodes (measure-nodes.R --only=flash): 280, and 10 a sample", 12.73, 16.00, 280,
+     10},
     {CPU, ANY, "checkpoint", 0,
      "issue #16 measurement (measurements-checkpoint.csv): a segment run under ag_checkpoint() "
      "is counted by its layers as if not checkpointed, the upper side: the checkpoint lowered "
      "the step's largest live heap by 19% to 30% where the heap passed R's first trigger (it "
      "keeps the segment's values and gradients only while the backward replays it, "
      "R/ag_checkpoint.R:204-297), by a share that depends on where the step peaks, not on the "
-     "segment's units; nothing of its own live, retained or at the step's largest; the "
-     "replay's R nodes (the segment's ops again) are not counted", 0, 0},
+     "segment's units; nothing of its own live, retained or at the step's largest; nodes "
+     "(measure-nodes.R --only=checkpoint, a segment of two ag_linear(w, w, \"relu\")): 3602 "
+     "over the segment's own, its replay's forward less the graph's backward it replaces",
+     0, 0, 3602, 0},
     /* Device "gpu" with the graph backward (resident mode): the host's figures, fitted by
        fit-long.R on the long fit grid run with ag_device("gpu") (measurements-long-fit-gpu.csv,
        measurements-step-max-gpu.csv), the nodes by measure-nodes.R --device=gpu

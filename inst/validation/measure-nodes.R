@@ -11,6 +11,12 @@
 #     --out=measurements-nodes-dropout-gpu.csv   # a dropout alone in resident mode, fitted by
 #   ... --fit=inst/validation/measurements-nodes-gpu.csv \
 #     --layers=inst/validation/measurements-nodes-dropout-gpu.csv   # over the dense figures
+#   Rscript inst/validation/measure-nodes.R --grid=nodes --only=attention \
+#     --out=measurements-nodes-layers.csv   # (and --only=flash, eval, checkpoint, embed: the
+#   layers the first table does not have, one table of them all; fitted with --layers)
+#   Rscript inst/validation/measure-nodes.R --grid=short --out=measurements-nodes-short.csv
+#   Rscript inst/validation/measure-nodes.R --short=inst/validation/measurements-nodes-short.csv
+#   (short runs of small models with those layers, judged against agmem: grid_short() below)
 #   (--device=gpu: the same in resident mode, ag_device("gpu"), on the models whose backward is
 #   the graph's, the dense stacks and a dropout alone: measurements-nodes-gpu.csv,
 #   measurements-nodes-once-gpu.csv; --device=gpu --only=host: the host path there, a batch
@@ -53,7 +59,7 @@ source(file.path(here, "harness.R"))
 opt <- read_args(list(widths = "16,8,4", batch = "2", optimizer = "sgd", activation = "relu",
                       loss = "mse", variant = "grads", steps = "10", after = "none",
                       grid = "", out = "", fit = "", once = "", device = "cpu",
-                      only = "", layers = "", heads = "1"))
+                      only = "", layers = "", heads = "1", embed = "0", short = ""))
 
 # The configurations: every optimizer and loss on stacks of 1, 2, 3 and 5 layers; the other
 # activations; the losses at two output widths and two batches; the layers of issue 16 after the
@@ -62,7 +68,7 @@ grid_nodes <- function() {
   row <- function(widths, batch = 2, optimizer = "sgd", activation = "relu", loss = "mse",
                   variant = "grads", after = "none") {
     data.frame(widths = widths, batch = batch, optimizer = optimizer, activation = activation,
-               loss = loss, variant = variant, after = after, heads = 1,
+               loss = loss, variant = variant, after = after, heads = 1, embed = 0,
                stringsAsFactors = FALSE)
   }
   depths <- c("16-4", "16-8-4", "16-8-8-4", "16-8-8-8-8-4")
@@ -124,17 +130,18 @@ measure_one <- function(opt) {
   }
   set.seed(1L)
   heads <- as.integer(opt$heads)
+  embed <- as.integer(opt$embed)
   warm_w <- warm_widths(widths, after, heads)
-  warm <- ag_sequential(build_layers(warm_w, opt$activation, after, heads = heads))
+  warm <- ag_sequential(build_layers(warm_w, opt$activation, after, warm_vocab(embed), heads))
   warm_opt <- new_optimizer(warm$parameters(), opt$optimizer)
-  warm_data <- make_matrices(warm_w, 8L, opt$loss)
+  warm_data <- make_matrices(warm_w, 8L, opt$loss, warm_vocab(embed))
   for (i in 1:3) one_step(warm, warm_opt, warm_data$x, warm_data$y, 1:2)
   rm(warm, warm_opt, warm_data)
-  data <- make_matrices(widths, 4L * batch, opt$loss)
+  data <- make_matrices(widths, 4L * batch, opt$loss, embed)
   # measure-long.R's baseline: two collections, then the model
   invisible(gc(reset = TRUE))
   start <- gc(reset = TRUE)
-  model <- ag_sequential(build_layers(widths, opt$activation, after, heads = heads))
+  model <- ag_sequential(build_layers(widths, opt$activation, after, embed, heads))
   optimizer <- new_optimizer(model$parameters(), opt$optimizer)
   for (i in 1:3) one_step(model, optimizer, data$x, data$y, sample(4L * batch, batch))
   first <- gc()
@@ -163,44 +170,53 @@ measure_one <- function(opt) {
 # first three again with R's defaults; the table, one row per run.
 measure_grid <- function(out, device = "cpu", only = "") {
   g <- grid_nodes()
-  # On device "gpu", the ops whose backward is the graph's (design/layers.md): the dense stacks,
-  # a dropout alone, and (--only=attention) the attention's runs at 1, 2 and 4 heads, with its
-  # causal mask and its dropout at 1 and 4 (--only=flash: below).
-  if (device == "gpu") {
-    att <- g[g$after == "attention", ]
-    norms <- g[g$after %in% c("batch_norm", "layer_norm") & g$batch == 2, ]
-    g <- g[g$after %in% c("none", "dropout"), ]
-    one <- function(layer, heads) {
-      r <- att
-      r$after <- layer
-      r$heads <- heads
+  att <- g[g$after == "attention", ]
+  norms <- g[g$after %in% c("batch_norm", "layer_norm") & g$batch == 2, ]
+  # The attention's rows (two stacks at batches 2 and 64) with another layer or head count.
+  one <- function(layer, heads) {
+    r <- att
+    r$after <- layer
+    r$heads <- heads
+    r
+  }
+  # On device "gpu", the ops whose backward is the graph's (design/layers.md): the dense stacks
+  # and a dropout alone.
+  if (device == "gpu") g <- g[g$after %in% c("none", "dropout"), ]
+  # On either device, --only=attention: the attention's runs at 1, 2 and 4 heads, with its
+  # causal mask and its dropout at 1 and 4; --only=flash: a flash block of 1 and 4 heads, and of
+  # 4 with its causal mask. On device "cpu", --only=eval: a batch norm in eval mode;
+  # --only=checkpoint: two ag_linear(w, w, "relu") run under ag_checkpoint() (the same two
+  # plainly are the dense ops of the first table); --only=embed: an ag_embedding() of 64 tokens
+  # first.
+  sets <- list(
+    attention = function() rbind(one("attention", 1), one("attention", 2), one("attention", 4),
+                                 one("attention_causal", 1), one("attention_causal", 4),
+                                 one("attention_dropout", 1), one("attention_dropout", 4)),
+    flash = function() rbind(one("flash", 1), one("flash", 4), one("flash_causal", 4)),
+    eval = function() one("batch_norm_eval", 1),
+    checkpoint = function() one("checkpoint", 1),
+    embed = function() {
+      r <- one("none", 1)
+      r$embed <- 64
       r
     }
-    if (identical(only, "attention")) {
-      g <- rbind(one("attention", 1), one("attention", 2), one("attention", 4),
-                 one("attention_causal", 1), one("attention_causal", 4),
-                 one("attention_dropout", 1), one("attention_dropout", 4))
-    }
-    # --only=flash: a flash block of 1 and 4 heads, and of 4 with its causal mask.
-    if (identical(only, "flash")) {
-      g <- rbind(one("flash", 1), one("flash", 4), one("flash_causal", 4))
-    }
-    # --only=host: the host path in resident mode (a batch norm or a layer norm after each
-    # hidden layer sends backward() to the host), with each optimizer: what its step makes per
-    # parameter tensor (fit-layers.R).
-    if (identical(only, "host")) {
-      g <- do.call(rbind, lapply(c("adam", "sgd", "sgd_plain"), function(o) {
-        norms$optimizer <- o
-        norms
-      }))
-    }
+  )
+  if (only %in% names(sets)) g <- sets[[only]]()
+  # --only=host, on device "gpu": the host path in resident mode (a batch norm or a layer norm
+  # after each hidden layer sends backward() to the host), with each optimizer: what its step
+  # makes per parameter tensor (fit-layers.R).
+  if (device == "gpu" && identical(only, "host")) {
+    g <- do.call(rbind, lapply(c("adam", "sgd", "sgd_plain"), function(o) {
+      norms$optimizer <- o
+      norms
+    }))
   }
   runs <- rbind(cbind(g, triggers = "raised", stringsAsFactors = FALSE),
                 cbind(g[1:3, ], triggers = "default", stringsAsFactors = FALSE))
   # --only: the runs with that layer alone (fitted over a first table, --layers).
   if (identical(only, "host")) {
     runs <- runs[runs$triggers == "raised", ]
-  } else if (nzchar(only)) {
+  } else if (nzchar(only) && !only %in% names(sets)) {
     runs <- runs[startsWith(runs$after, only), ]
   }
   rscript <- file.path(R.home("bin"), "Rscript")
@@ -209,7 +225,7 @@ measure_grid <- function(out, device = "cpu", only = "") {
     env <- if (r$triggers == "raised") raised_triggers else character(0)
     a <- script_args(file.path(here, "measure-nodes.R"), r,
                      c("widths", "batch", "optimizer", "activation", "loss", "variant", "after",
-                       "heads"), list(device = device))
+                       "heads", "embed"), list(device = device))
     res <- suppressWarnings(system2(rscript, a, stdout = TRUE, stderr = TRUE, env = env))
     fields <- result_fields(res)
     if (is.null(fields)) {
@@ -278,7 +294,8 @@ counted_runs <- function(tab) {
   counted <- tab[tab$triggers == "raised" & tab$n_gc == 0 & tab$variant == "grads", ]
   counted$ops <- lapply(seq_len(nrow(counted)), function(i) {
     spec <- run_spec(counted$widths[i], counted$activation[i], counted$loss[i],
-                     counted$after[i], 0, field_of(counted, "heads", i, 1))
+                     counted$after[i], field_of(counted, "embed", i, 0),
+                     field_of(counted, "heads", i, 1))
     list(ops = agmem:::spec_ops(spec)$ops, tensors = length(spec$shapes))
   })
   counted
@@ -353,8 +370,78 @@ fit_nodes <- function(path, once = "", layers = "") {
   invisible(coef)
 }
 
+# Short runs of small models with the layers whose nodes --only measured: there the nodes' pages
+# are much of the peak, as a run of 10 or 30 steps can end before R first collects them
+# (model.c, node_growth()); a long run's nodes reach R's node trigger in every model with such a
+# layer, so the long grids do not see these figures. Each configuration, at batch 8 with Adam,
+# runs measure-long.R for 10 and for 30 steps in a fresh R process under R's defaults; the table,
+# one row per run, its peak the RSS growth over the baseline. Nothing is fitted on them.
+grid_short <- function() {
+  g <- data.frame(
+    widths = c("16-8-4", "16-8-8-8-8-4", "64-64-10", "64-64-64-64-10", "32-32-10", "32-32-32-10",
+               "32-32-10", "32-32-32-32-10", "16-8-4", "16-8-8-8-8-4", "64-32-10", "64-32-32-10"),
+    after = c("attention", "attention", "checkpoint", "checkpoint", "flash_causal", "flash",
+              "batch_norm_eval", "batch_norm_eval", "attention_causal", "attention_dropout",
+              "none", "none"),
+    heads = c(4, 2, 1, 1, 4, 2, 1, 1, 4, 4, 1, 1), embed = c(rep(0, 10), 500, 200),
+    batch = 8, optimizer = "adam", activation = "relu", loss = "mse", variant = "grads",
+    stringsAsFactors = FALSE)
+  rbind(cbind(g, steps = 10), cbind(g, steps = 30))
+}
+
+measure_short <- function(out) {
+  g <- grid_short()
+  rscript <- file.path(R.home("bin"), "Rscript")
+  rows <- lapply(seq_len(nrow(g)), function(i) {
+    a <- script_args(file.path(here, "measure-long.R"), g[i, ],
+                     c("widths", "batch", "optimizer", "activation", "loss", "variant", "after",
+                       "heads", "embed", "steps"))
+    v <- result_fields(suppressWarnings(system2(rscript, a, stdout = TRUE, stderr = TRUE)))
+    if (is.null(v)) {
+      message("failed: ", paste(a[-1], collapse = " "))
+      return(NULL)
+    }
+    r <- cbind(g[i, ], peak = as.numeric(v[["peak"]]), n_gc = as.numeric(v[["n_gc"]]))
+    message(sprintf("%-14s %-17s %d heads, embedding %3.0f, %2.0f steps: %6.2f MiB, %d collections",
+                    r$widths, r$after, r$heads, r$embed, r$steps, r$peak / 2^20, r$n_gc))
+    r
+  })
+  tab <- do.call(rbind, rows)
+  if (nzchar(out)) utils::write.csv(tab, out, row.names = FALSE)
+  invisible(tab)
+}
+
+# agmem's host_peak for each run of a table of measure_short() (its steps, and the data set of
+# four mini-batches as data_size), against the measured peak: prints the table and the share
+# within max(15%, 8 MB).
+judge_short <- function(path) {
+  m <- utils::read.csv(path, stringsAsFactors = FALSE)
+  m$agmem <- vapply(seq_len(nrow(m)), function(i) {
+    spec <- run_spec(m$widths[i], m$activation[i], m$loss[i], m$after[i], m$embed[i], m$heads[i])
+    suppressWarnings(agmem::ag_training_memory(
+      spec, m$batch[i], m$optimizer[i], steps = m$steps[i], quiet = TRUE,
+      data_size = data_bytes(m$widths[i], 4 * m$batch[i], m$embed[i])))$host_peak
+  }, 0)
+  within <- within_tolerance(m$agmem, m$peak)
+  under <- under_by_15(m$agmem, m$peak)
+  cat(sprintf("%-14s %-17s %5s %5s %5s %9s %9s %5s\n", "widths", "after", "heads", "embed",
+              "steps", "measured", "agmem", "a/m"))
+  for (i in seq_len(nrow(m))) {
+    cat(sprintf("%-14s %-17s %5d %5d %5d %9.2f %9.2f %5.2f%s\n", m$widths[i], m$after[i],
+                as.integer(m$heads[i]), as.integer(m$embed[i]), as.integer(m$steps[i]),
+                m$peak[i] / 2^20, m$agmem[i] / 2^20, m$agmem[i] / m$peak[i],
+                if (under[i]) "  under" else if (!within[i]) "  *" else ""))
+  }
+  cat(sprintf("(MiB) %d runs: %d within max(15%%, 8 MB), %d under-predicted by more than 15%%\n",
+              nrow(m), sum(within), sum(under)))
+}
+
 if (nzchar(opt$fit)) {
   fit_nodes(opt$fit, opt$once, opt$layers)
+} else if (nzchar(opt$short)) {
+  judge_short(opt$short)
+} else if (identical(opt$grid, "short")) {
+  measure_short(opt$out)
 } else if (identical(opt$grid, "nodes")) {
   measure_grid(opt$out, opt$device, opt$only)
 } else if (identical(opt$grid, "once")) {

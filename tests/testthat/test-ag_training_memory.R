@@ -960,6 +960,43 @@ test_that("a whole run adds R's nodes to what it allocated, worked out by hand",
                    56 * (180665 + 20 * (per_step + 505 + 16 * 16)) - 17824025)
 })
 
+test_that("the nodes of the layers measured apart add up to what their runs made", {
+  # The nodes a step makes for each op of a model on device "cpu" (Adam), fixed and per sample,
+  # from the rules table.
+  live <- live_rules_of("cpu", "cpu", "graph", "adam")
+  live <- live[live$optimizer %in% c("any", "adam"), ]
+  nodes_of <- function(layers, ops = NULL) {
+    flat <- agmem:::spec_ops(ag_model_spec(layers))$ops
+    if (!is.null(ops)) flat <- flat[flat %in% ops]
+    mine <- function(op) !is.na(live$op) & live$op == rules_of(op)
+    c(sum(vapply(flat, function(op) sum(live$nodes[mine(op)]), 0)),
+      sum(vapply(flat, function(op) sum(live$nodes_sample[mine(op)]), 0)))
+  }
+  att <- function(heads, causal = FALSE) {
+    a <- fake_attention(16, heads)
+    nodes_of(list(fake_linear(8, 16, "relu"), if (causal) ag_causal_attention(a) else a,
+                  fake_linear(16, 4)), c("attention", "attention_head", "attention_one_head",
+                                         "attention_slices", "attention_block",
+                                         "attention_concat", "attention_causal"))
+  }
+  # measurements-nodes.csv: an attention of one head, 16 719 a step and 16 a sample.
+  expect_equal(att(1), c(16719, 16))
+  # measurements-nodes-layers.csv, over one head (16-8-4 at batches 2 and 64): 2 heads 12 819
+  # and 13 811 more, 4 heads 35 999 and 38 975. The fit's residuals are -3 to 11 nodes a run,
+  # so a difference of two runs is off by 14 at most.
+  over <- function(b2, b64) c(b2 - 2 * (b64 - b2) / 62, (b64 - b2) / 62)
+  expect_lte(max(abs(att(2) - att(1) - over(12819, 13811))), 14)
+  expect_lte(max(abs(att(4) - att(1) - over(35999, 38975))), 14)
+  # Its causal mask, 4 heads: 4 145 and 4 889 more than without.
+  expect_lte(max(abs(att(4, TRUE) - att(4) - over(4145, 4889))), 14)
+  # A batch norm in eval mode: 5 104 a step (16-8-4 at batch 2), none a sample.
+  norm <- fake_layer("ag_batch_norm", list(gamma = fake_tensor(c(16, 1)),
+                                           beta = fake_tensor(c(16, 1))))
+  norm$training <- FALSE
+  bn <- nodes_of(list(fake_linear(8, 16, "relu"), norm, fake_linear(16, 4)), "batch_norm_eval")
+  expect_lte(max(abs(bn - c(5104, 0))), 11)
+})
+
 test_that("a whole run's host peak is R's settled trigger as resident memory, worked out by hand", {
   # 256-128-10, adam, batch 16: live at R's collections far below 64 MiB, so R's trigger stays
   # at R_VSIZE (64 MiB); the peak is that heap over the start (6 447 476 B) and what glibc keeps:
