@@ -55,7 +55,8 @@ make_matrices <- function(widths, n, loss, embed = 0L) {
 # as ggmlR's documentation suggests writing one: Q, K and V by three ag_linear(w, w), the call,
 # and an ag_linear(w, w) after it; "flash_causal", the same with causal = TRUE. "dense2" is two
 # ag_linear(w, w, "relu") in an ag_sequential(); "checkpoint" the same two run under
-# ag_checkpoint() by a module of its own, described to agmem by ag_checkpoint_segment().
+# ag_checkpoint() by a module of its own, described to agmem by ag_checkpoint_segment();
+# "dense3", "checkpoint3", "dense4" and "checkpoint4" the same with three and four layers.
 after_layers <- list(
   batch_norm = function(w, heads) ggmlR::ag_batch_norm(w),
   batch_norm_eval = function(w, heads) ggmlR::ag_eval(ggmlR::ag_batch_norm(w)),
@@ -66,14 +67,18 @@ after_layers <- list(
   attention_causal = function(w, heads) causal_module(ggmlR::ag_multihead_attention(w, heads)),
   flash = function(w, heads) flash_module(w, heads, causal = FALSE),
   flash_causal = function(w, heads) flash_module(w, heads, causal = TRUE),
-  dense2 = function(w, heads) dense2(w),
-  checkpoint = function(w, heads) checkpoint_module(dense2(w))
+  dense2 = function(w, heads) dense_k(w, 2L),
+  checkpoint = function(w, heads) checkpoint_module(dense_k(w, 2L)),
+  dense3 = function(w, heads) dense_k(w, 3L),
+  checkpoint3 = function(w, heads) checkpoint_module(dense_k(w, 3L)),
+  dense4 = function(w, heads) dense_k(w, 4L),
+  checkpoint4 = function(w, heads) checkpoint_module(dense_k(w, 4L))
 )
 
-# Two ag_linear(w, w, "relu") in an ag_sequential().
-dense2 <- function(w) {
-  ggmlR::ag_sequential(ggmlR::ag_linear(w, w, activation = "relu"),
-                       ggmlR::ag_linear(w, w, activation = "relu"))
+# `k` ag_linear(w, w, "relu") in an ag_sequential().
+dense_k <- function(w, k) {
+  do.call(ggmlR::ag_sequential,
+          lapply(seq_len(k), function(i) ggmlR::ag_linear(w, w, activation = "relu")))
 }
 
 # A module of its own that runs the ag_sequential() `seg` under ag_checkpoint() (its activations
@@ -146,15 +151,20 @@ read_after <- function(after) {
 
 # The parameters of the model build_layers() makes: the dense stack's, gamma and beta of each
 # norm, the embedding's table, each attention's W_q, W_k, W_v, W_o and b_o, and each flash
-# block's four ag_linear(w, w), and the two ag_linear(w, w) of each dense2 or checkpoint.
+# block's four ag_linear(w, w), and the k ag_linear(w, w) of each densek or checkpointk (k = 2
+# for "dense2" and "checkpoint").
 count_params <- function(widths, after = character(0), embed = 0L) {
   hidden <- as.double(widths[-c(1L, length(widths))])
   sum(as.double(widths[-length(widths)]) * widths[-1L] + widths[-1L]) +
     2 * sum(after %in% c("batch_norm", "batch_norm_eval", "layer_norm")) * sum(hidden) +
     as.double(embed) * widths[1L] + has_attention(after) * sum(4 * hidden^2 + hidden) +
     has_flash(after) * sum(4 * hidden^2 + 4 * hidden) +
-    sum(after %in% c("dense2", "checkpoint")) * sum(2 * hidden^2 + 2 * hidden)
+    sum(segment_layers[after], na.rm = TRUE) * sum(hidden^2 + hidden)
 }
+
+# The ag_linear(w, w) layers of each dense or checkpointed segment --after may name.
+segment_layers <- c(dense2 = 2, checkpoint = 2, dense3 = 3, checkpoint3 = 3, dense4 = 4,
+                    checkpoint4 = 4)
 
 # Whether the layers of --after have an attention (with its dropout, its causal mask, or neither).
 has_attention <- function(after) any(startsWith(after, "attention"))

@@ -13,7 +13,8 @@
 #     --layers=inst/validation/measurements-nodes-dropout-gpu.csv   # over the dense figures
 #   Rscript inst/validation/measure-nodes.R --grid=nodes --only=attention \
 #     --out=measurements-nodes-layers.csv   # (and --only=flash, eval, checkpoint, embed: the
-#   layers the first table does not have, one table of them all; fitted with --layers)
+#   layers the first table does not have, one table of them all; fitted with --layers;
+#   --only=segments: checkpointed segments of 2 to 4 layers, measurements-nodes-segments.csv)
 #   Rscript inst/validation/measure-nodes.R --grid=short --out=measurements-nodes-short.csv
 #   Rscript inst/validation/measure-nodes.R --short=inst/validation/measurements-nodes-short.csv
 #   (short runs of small models with those layers, judged against agmem: grid_short() below)
@@ -186,8 +187,9 @@ measure_grid <- function(out, device = "cpu", only = "") {
   # causal mask and its dropout at 1 and 4; --only=flash: a flash block of 1 and 4 heads, and of
   # 4 with its causal mask. On device "cpu", --only=eval: a batch norm in eval mode;
   # --only=checkpoint: two ag_linear(w, w, "relu") run under ag_checkpoint() (the same two
-  # plainly are the dense ops of the first table); --only=embed: an ag_embedding() of 64 tokens
-  # first.
+  # plainly are the dense ops of the first table); --only=segments: segments of two, three and
+  # four such layers, plainly and under ag_checkpoint(), not fitted (a checkpoint's nodes grow
+  # faster than its segment's layers); --only=embed: an ag_embedding() of 64 tokens first.
   sets <- list(
     attention = function() rbind(one("attention", 1), one("attention", 2), one("attention", 4),
                                  one("attention_causal", 1), one("attention_causal", 4),
@@ -195,6 +197,8 @@ measure_grid <- function(out, device = "cpu", only = "") {
     flash = function() rbind(one("flash", 1), one("flash", 4), one("flash_causal", 4)),
     eval = function() one("batch_norm_eval", 1),
     checkpoint = function() one("checkpoint", 1),
+    segments = function() do.call(rbind, lapply(
+      c("dense2", "checkpoint", "dense3", "checkpoint3", "dense4", "checkpoint4"), one, 1)),
     embed = function() {
       r <- one("none", 1)
       r$embed <- 64
