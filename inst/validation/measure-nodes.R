@@ -393,6 +393,9 @@ grid_short <- function() {
   rbind(cbind(g, steps = 10), cbind(g, steps = 30))
 }
 
+# Runs each configuration of grid_short() in a fresh R process (measure-long.R, R's defaults);
+# returns the table, one row per run with its peak and count of collections, and writes it to
+# `out` when given. A run that fails is left out, with a message.
 measure_short <- function(out) {
   g <- grid_short()
   rscript <- file.path(R.home("bin"), "Rscript")
