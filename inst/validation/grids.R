@@ -665,6 +665,13 @@ grid_checkpoint <- function() {
   rownames(g) <- NULL
   g
 }
+# The checkpointed runs of that grid alone (what CI measures on the CPU).
+grid_checkpointed <- function() {
+  g <- grid_checkpoint()
+  g <- g[g$after == "checkpoint", ]
+  rownames(g) <- NULL
+  g
+}
 # The same in resident mode, ag_device("gpu"): ggmlR's graph backward declines a tape that holds
 # a checkpoint (its record has no op, R/ag_checkpoint.R), so the whole backward runs on the host.
 grid_checkpoint_gpu <- function() cbind(grid_checkpoint(), device = "gpu", stringsAsFactors = FALSE)
