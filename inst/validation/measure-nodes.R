@@ -418,29 +418,24 @@ measure_short <- function(out) {
   invisible(tab)
 }
 
-# agmem's host_peak for each run of a table of measure_short() (its steps, and the data set of
-# four mini-batches as data_size), against the measured peak: prints the table and the share
-# within max(15%, 8 MB).
+# agmem's host_peak for each run of a table of measure_short() (judge_runs(): its steps, and the
+# data set of four mini-batches as data_size), against the measured peak: prints the table and
+# the share within max(15%, 8 MB).
 judge_short <- function(path) {
   m <- utils::read.csv(path, stringsAsFactors = FALSE)
-  m$agmem <- vapply(seq_len(nrow(m)), function(i) {
-    spec <- run_spec(m$widths[i], m$activation[i], m$loss[i], m$after[i], m$embed[i], m$heads[i])
-    suppressWarnings(agmem::ag_training_memory(
-      spec, m$batch[i], m$optimizer[i], steps = m$steps[i], quiet = TRUE,
-      data_size = data_bytes(m$widths[i], 4 * m$batch[i], m$embed[i])))$host_peak
-  }, 0)
-  within <- within_tolerance(m$agmem, m$peak)
-  under <- under_by_15(m$agmem, m$peak)
+  # judge_runs() judges the peak at step 100; a short run's is its peak at its last step.
+  m$peak_100 <- m$peak
+  m <- judge_runs(m)
   cat(sprintf("%-14s %-17s %5s %5s %5s %9s %9s %5s\n", "widths", "after", "heads", "embed",
               "steps", "measured", "agmem", "a/m"))
   for (i in seq_len(nrow(m))) {
     cat(sprintf("%-14s %-17s %5d %5d %5d %9.2f %9.2f %5.2f%s\n", m$widths[i], m$after[i],
                 as.integer(m$heads[i]), as.integer(m$embed[i]), as.integer(m$steps[i]),
                 m$peak[i] / 2^20, m$agmem[i] / 2^20, m$agmem[i] / m$peak[i],
-                if (under[i]) "  under" else if (!within[i]) "  *" else ""))
+                if (m$under15[i]) "  under" else if (!m$within[i]) "  *" else ""))
   }
   cat(sprintf("(MiB) %d runs: %d within max(15%%, 8 MB), %d under-predicted by more than 15%%\n",
-              nrow(m), sum(within), sum(under)))
+              nrow(m), sum(m$within), sum(m$under15)))
 }
 
 if (nzchar(opt$fit)) {
