@@ -33,10 +33,14 @@
 #   3. gc(reset = TRUE), read VmRSS as the baseline and reset VmHWM to it (clear_refs);
 #   4. build the ag_sequential() model and the optimizer, run `steps` steps; after steps 3, 20,
 #      100 (and 300, 1000 when run so long) read VmHWM: peak_<s> = VmHWM - baseline;
-#   5. at the end, gc() gives R's vector heap: its largest use ("max used", the exact R heap
-#      peak since step 3) and the trigger it grew to; and R's nodes (cons cells): in use and
-#      their trigger at the baseline (nodes0, node_trigger0), and their largest use (nodes_max:
-#      with R's triggers out of reach, what the run allocated; measure-nodes.R --grid=once);
+#   5. at the end, gc(full = FALSE) gives R's vector heap: its largest use ("max used", the
+#      exact R heap peak since step 3) and the trigger it grew to (trigger_end; a full gc()
+#      would first shrink the trigger by a fifth when the heap left live is under 0.3 of it,
+#      R's R_VShrinkFrac, as it is after the loop of a model whose steps hold far more than its
+#      parameters; a lighter collection leaves it, unless R's schedule makes it a full one);
+#      and R's nodes (cons cells): in use and their trigger at the baseline (nodes0,
+#      node_trigger0), and their largest use (nodes_max: with R's triggers out of reach, what
+#      the run allocated; measure-nodes.R --grid=once);
 #      and `collector`, the start-up settings of R's collector set in its environment
 #      (R_GC_MEM_GROW, R_VSIZE, ...; harness.R's collector_vars) as NAME:VALUE joined by ";",
 #      "none" when none is; `pad` and `pad_nodes`, the bytes and nodes of step 2.
@@ -165,7 +169,7 @@ train(model, optimizer, x, y, batch, steps + torture, at = function(s) {
     elapsed <<- proc.time()[["elapsed"]] - t0
     gc_seconds <<- sum(gc.time()[1:2]) - gc_t0
     invisible(gcinfo(FALSE))
-    gc1 <<- gc()
+    gc1 <<- gc(full = FALSE)
     if (opt$device == "gpu") {
       tm <- get(".ag_tape_mem", asNamespace("ggmlR"))()
       pools <<- c(tm$buffer_bytes, tm$p_buffer_bytes)
