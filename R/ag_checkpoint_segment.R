@@ -16,7 +16,9 @@
 #' backward runs on the host, as with a batch norm. agmem then models the host
 #' path (`backward = "host"`), where the segment's layers alone would have it
 #' on the device. It is the op `"checkpoint"` after the segment's own ops,
-#' which costs nothing of its own.
+#' which costs nothing of its own but R's nodes (cons cells), with one
+#' `"checkpoint_layer"` for each of the segment's layers after the first: the
+#' nodes its replay makes grow with them.
 #'
 #' @param ... The segment's layers in order: ggmlR layers, an
 #'   `ag_sequential()`, or the descriptions [ag_model_spec()] reads (at least

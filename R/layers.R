@@ -249,14 +249,17 @@ read_flash <- function(layer, i, arg, ...) {
 # The mark of a segment run under ag_checkpoint() (R/ag_checkpoint.R:95-182 of ggmlR 0.8.8.1),
 # described by ag_checkpoint_segment() and read after the segment's own layers: the op
 # "checkpoint", the segment's output width per sample (`width`), which costs nothing of its own
-# and sends backward() to the host (its record has no op). list(reason) when the segment's last
-# layer is one agmem cannot read.
+# but R's nodes and sends backward() to the host (its record has no op), and one
+# "checkpoint_layer" for each of the segment's layers after the first (the nodes of its replay
+# grow with them). list(reason) when the segment's last layer is one agmem cannot read.
 read_checkpoint <- function(layer, i, arg, width = NA_real_) {
   if (is.na(width)) {
     return(list(reason = "the segment's last layer is not one agmem reads"))
   }
-  list(row = layer_frame("checkpoint", width, width, NA, NA_character_), ops = "checkpoint",
-       tensors = list())
+  inner <- flatten_layers(layer$layers, arg, "the segment's layers")
+  n <- sum(!vapply(inner, inherits, logical(1), what = "ag_checkpoint_segment"))
+  list(row = layer_frame("checkpoint", width, width, NA, NA_character_),
+       ops = c("checkpoint", rep("checkpoint_layer", max(n - 1L, 0L))), tensors = list())
 }
 
 # A layer's width or count from a field (`num_features`, `normalized_shape`, `n_heads`): a

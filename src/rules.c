@@ -78,7 +78,10 @@ const char *const agmem_op_kind_names[AGMEM_N_OP_KINDS] = {"data", "linear", "ac
    its lookup and its table in one record (R/ag_layers.R:565): the graph backward refuses such a
    tape (R/ag_backward_graph.R:295). So does a segment run under ag_checkpoint(), whose record
    has no op (R/ag_checkpoint.R:170-181): "checkpoint" marks it, after the segment's own ops,
-   and costs nothing of its own (the segment is counted by its layers, as if not checkpointed).
+   and costs nothing of its own (the segment is counted by its layers, as if not checkpointed)
+   but R's nodes, which grow with the segment's length: "checkpoint_layer" follows it once for
+   each of the segment's layers after its first (it costs nodes alone, and is part of the
+   same record).
    Its closures compute on the device's tensors, so the pools stay the graph backward's (its
    fifth field; measured: measurements-checkpoint-gpu.csv, pass pools 0.2% to 6% under the same
    models without the checkpoint), while the host runs the backward in R. */
@@ -110,6 +113,7 @@ const agmem_op agmem_ops[] = {
     {"flash_attention", AGMEM_OP_LAYER, NULL},
     {"flash_causal", AGMEM_OP_PAIRS, NULL},
     {"checkpoint", AGMEM_OP_LAYER, NULL, AGMEM_BACKWARD_HOST, 1},
+    {"checkpoint_layer", AGMEM_OP_LAYER, NULL, AGMEM_BACKWARD_HOST, 1},
 };
 const R_xlen_t agmem_n_ops = sizeof agmem_ops / sizeof agmem_ops[0];
 
@@ -150,7 +154,8 @@ const R_xlen_t agmem_n_validated = sizeof agmem_validated / sizeof agmem_validat
    ("flash_attention", d_model per sample) and with causal = TRUE its mask ("flash_causal", one
    per pair of the sequence); "checkpoint" is a segment of layers run under ag_checkpoint()
    (R/ag_checkpoint.R:95-182), described by ag_checkpoint_segment(): its layers, then the
-   "checkpoint" op, the segment's output width per sample. */
+   "checkpoint" op, the segment's output width per sample, and one "checkpoint_layer" for each
+   of its layers after the first. */
 const char *const agmem_layer_names[] = {"linear", "batch_norm", "dropout", "layer_norm",
                                          "embedding", "attention", "flash_attention",
                                          "checkpoint"};
@@ -448,6 +453,10 @@ const agmem_unit_rule agmem_unit_rules[] = {
      "allocated per step (Rprofmem(), measure-alloc.R --grid=checkpoint): -84 to +32 bytes per "
      "unit and sample of the segment's layers against the plain segment (the replay's second "
      "forward, and the closures' backward in place of the graph's), written 0", 0},
+    {"checkpoint_layer", CPU, AGMEM_ACTIVATIONS, HOST, 0, MEASURED,
+     "issue #16 measurement (measurements-nodes-segments.csv): each layer of a segment run "
+     "under ag_checkpoint() after its first, nothing of its own in bytes (see \"checkpoint\"); "
+     "it counts R's nodes, which grow with the segment's length", 0},
 
     /* ---- device "gpu": f32 in the device's pass pool ---- */
     {"input", GPU, AGMEM_ACTIVATIONS, DEVICE, 4, MEASURED,
@@ -648,6 +657,9 @@ const agmem_unit_rule agmem_unit_rules[] = {
      "device's tensors: the pass pool was 0.2% to 6% under the same model without the "
      "checkpoint, whose graph backward's rows agmem keeps (the segment's first forward and its "
      "replay are not kept apart); nothing of its own", 0},
+    {"checkpoint_layer", GPU, AGMEM_ACTIVATIONS, DEVICE, 0, MEASURED,
+     "issue #16 measurement (measurements-checkpoint-gpu.csv): each layer of a checkpointed "
+     "segment after its first, nothing of its own (see \"checkpoint\")", 0},
     {"dropout", GPU, AGMEM_ACTIVATIONS, DEVICE, 8, MEASURED,
      "issue #16 measurement (pass pool, backward on the host): the f32 mask's upload and "
      "ag_mul()'s product (R/ag_layers.R:185-189)", 0, AGMEM_BACKWARD_HOST},
@@ -1146,11 +1158,21 @@ const agmem_live_rule agmem_live_rules[] = {
      "keeps the segment's values and gradients only while the backward replays it, "
      "R/ag_checkpoint.R:204-297), by a share that depends on where the step peaks, not on the "
      "segment's units; nothing of its own live, retained or at the step's largest; nodes "
-     "(measure-nodes.R --only=checkpoint, a segment of two ag_linear(w, w, \"relu\")): 3602 "
-     "over the segment's own, its replay's forward less the graph's backward it replaces; "
-     "segments of three and four such layers made 5763 and 8578 (--only=segments, "
-     "measurements-nodes-segments.csv), which this figure does not follow",
-     0, 0, 3602, 0},
+     "(measure-nodes.R --only=segments, measurements-nodes-segments.csv: segments of two, "
+     "three and four ag_linear(w, w, \"relu\") made 3578, 5763 and 8578 a step over the "
+     "segment's own, its replay's forward less the graph's backward it replaces, "
+     "in two models of one and four segments, the same to 2 nodes): fitted as a line in the "
+     "segment's layers (measure-nodes.R --segments=), -1527.6 + 2500.5 per layer (residuals "
+     "-211 to 106), so 973 for the "
+     "segment with its first layer and 2500 for each more (\"checkpoint_layer\"); one layer "
+     "alone was not measured; --only=checkpoint's 52-run fit gave 3602 for two layers (3473 "
+     "here)",
+     0, 0, 973, 0},
+    {CPU, ANY, "checkpoint_layer", 0,
+     "issue #16 measurement (measurements-nodes-segments.csv): each layer of a checkpointed "
+     "segment after its first, nothing live, retained or at the step's largest; nodes: 2500, "
+     "the slope of the line fitted for \"checkpoint\" (whose comment has the figures)",
+     0, 0, 2500, 0},
     /* Device "gpu" with the graph backward (resident mode): the host's figures, fitted by
        fit-long.R on the long fit grid run with ag_device("gpu") (measurements-long-fit-gpu.csv,
        measurements-step-max-gpu.csv), the nodes by measure-nodes.R --device=gpu

@@ -14,7 +14,8 @@
 #   Rscript inst/validation/measure-nodes.R --grid=nodes --only=attention \
 #     --out=measurements-nodes-layers.csv   # (and --only=flash, eval, checkpoint, embed: the
 #   layers the first table does not have, one table of them all; fitted with --layers;
-#   --only=segments: checkpointed segments of 2 to 4 layers, measurements-nodes-segments.csv)
+#   --only=segments: checkpointed segments of 2 to 4 layers, measurements-nodes-segments.csv,
+#   fitted with --segments=inst/validation/measurements-nodes-segments.csv)
 #   Rscript inst/validation/measure-nodes.R --grid=short --out=measurements-nodes-short.csv
 #   Rscript inst/validation/measure-nodes.R --short=inst/validation/measurements-nodes-short.csv
 #   (short runs of small models with those layers, judged against agmem: grid_short() below)
@@ -60,7 +61,8 @@ source(file.path(here, "harness.R"))
 opt <- read_args(list(widths = "16,8,4", batch = "2", optimizer = "sgd", activation = "relu",
                       loss = "mse", variant = "grads", steps = "10", after = "none",
                       grid = "", out = "", fit = "", once = "", device = "cpu",
-                      only = "", layers = "", heads = "1", embed = "0", short = ""))
+                      only = "", layers = "", heads = "1", embed = "0", short = "",
+                      segments = ""))
 
 # The configurations: every optimizer and loss on stacks of 1, 2, 3 and 5 layers; the other
 # activations; the losses at two output widths and two batches; the layers of issue 16 after the
@@ -188,8 +190,9 @@ measure_grid <- function(out, device = "cpu", only = "") {
   # 4 with its causal mask. On device "cpu", --only=eval: a batch norm in eval mode;
   # --only=checkpoint: two ag_linear(w, w, "relu") run under ag_checkpoint() (the same two
   # plainly are the dense ops of the first table); --only=segments: segments of two, three and
-  # four such layers, plainly and under ag_checkpoint(), not fitted (a checkpoint's nodes grow
-  # faster than its segment's layers); --only=embed: an ag_embedding() of 64 tokens first.
+  # four such layers, plainly and under ag_checkpoint() (fitted by fit_segments(): a
+  # checkpoint's nodes grow with its segment's layers); --only=embed: an ag_embedding() of 64
+  # tokens first.
   sets <- list(
     attention = function() rbind(one("attention", 1), one("attention", 2), one("attention", 4),
                                  one("attention_causal", 1), one("attention_causal", 4),
@@ -374,6 +377,33 @@ fit_nodes <- function(path, once = "", layers = "") {
   invisible(coef)
 }
 
+# A checkpoint's nodes by the length of its segment, from a table of --only=segments: for each
+# model and segment length, the nodes a step under ag_checkpoint() over the same layers run
+# plainly, per segment (one after each hidden layer), and the line in the segment's layers
+# fitted to them by least squares. src/rules.c takes its value at one layer for "checkpoint"
+# and its slope for each "checkpoint_layer". Returns the line's coefficients.
+fit_segments <- function(path) {
+  m <- utils::read.csv(path, stringsAsFactors = FALSE)
+  m <- stats::aggregate(nodes_step ~ widths + after, m, mean)
+  m$layers <- segment_layers[m$after]
+  m$segments <- lengths(strsplit(m$widths, "-", fixed = TRUE)) - 2
+  ck <- m[!grepl("^dense", m$after), ]
+  plain <- m[grepl("^dense", m$after), ]
+  at <- match(paste(ck$widths, ck$layers), paste(plain$widths, plain$layers))
+  ck$more <- (ck$nodes_step - plain$nodes_step[at]) / ck$segments
+  line <- stats::lm(more ~ layers, ck)
+  for (i in seq_len(nrow(ck))) {
+    cat(sprintf("%-14s segments of %d layers (%d of them): %7.1f nodes a step more each\n",
+                ck$widths[i], ck$layers[i], ck$segments[i], ck$more[i]))
+  }
+  b <- stats::coef(line)
+  cat(sprintf(paste0("line: %.1f + %.1f per layer (residuals %.0f to %.0f): %.0f for a segment ",
+                     "with its first layer, %.0f for each more\n"),
+              b[[1]], b[[2]], min(stats::residuals(line)), max(stats::residuals(line)),
+              b[[1]] + b[[2]], b[[2]]))
+  invisible(b)
+}
+
 # Short runs of small models with the layers whose nodes --only measured: there the nodes' pages
 # are much of the peak, as a run of 10 or 30 steps can end before R first collects them
 # (model.c, node_growth()); a long run's nodes reach R's node trigger in every model with such a
@@ -440,6 +470,8 @@ judge_short <- function(path) {
 
 if (nzchar(opt$fit)) {
   fit_nodes(opt$fit, opt$once, opt$layers)
+} else if (nzchar(opt$segments)) {
+  fit_segments(opt$segments)
 } else if (nzchar(opt$short)) {
   judge_short(opt$short)
 } else if (identical(opt$grid, "short")) {

@@ -32,7 +32,9 @@ test_that("a segment reads as its layers, then the op that marks it", {
   expect_identical(spec$uncovered, character(0))
   expect_identical(spec$layers$type, c("linear", "linear", "linear", "checkpoint", "linear"))
   expect_identical(unname(unlist(spec$layers[4, c("in", "out", "units")])), c(64, 64, 64))
-  expect_identical(spec$ops[[4]], "checkpoint")
+  # The mark, and one op for each of the segment's layers after its first.
+  expect_identical(spec$ops[[4]], c("checkpoint", "checkpoint_layer"))
+  expect_identical(checkpointed(ag_checkpoint_segment(middle()[[1]]))$ops[[3]], "checkpoint")
   expect_identical(spec$ops[-4], plain$ops)
   expect_identical(spec$shapes, plain$shapes)
   expect_identical(spec$input_width, 32)
@@ -96,8 +98,8 @@ test_that("on device \"gpu\" a segment sends backward() to the host, its pools t
                    ag_training_memory(norm_only, 128, device = "gpu", quiet = TRUE)$device_peak)
   # The mark itself costs nothing, on either device, on either path.
   rules <- agmem:::training_rules()$unit
-  mark <- rules[rules$op %in% "checkpoint", ]
-  expect_identical(sort(mark$device), c("cpu", "gpu"))
+  mark <- rules[rules$op %in% c("checkpoint", "checkpoint_layer"), ]
+  expect_identical(sort(mark$device), c("cpu", "cpu", "gpu", "gpu"))
   expect_true(all(mark$bytes == 0))
   expect_identical(agmem:::registry_names("op_paths")[["checkpoint"]],
                    list(cpu = c("graph", "host"), gpu = c("graph", "host")))

@@ -70,10 +70,10 @@ test_that("every op has rules on the CPU, every rule names an op, and the regist
   # on one path of it only are the device's.
   expect_identical(all_ops$name[all_ops$host_backward],
                    c("batch_norm", "batch_norm_eval", "layer_norm", "embedding",
-                     "embedding_table", "checkpoint"))
+                     "embedding_table", "checkpoint", "checkpoint_layer"))
   # Of those, the checkpoint's closures compute on the device's tensors: its pools stay the
   # graph backward's.
-  expect_identical(all_ops$name[all_ops$pools_graph], "checkpoint")
+  expect_identical(all_ops$name[all_ops$pools_graph], c("checkpoint", "checkpoint_layer"))
   expect_true(all(all_ops$host_backward[all_ops$pools_graph]))
   expect_setequal(unique(c(rules$param$backward, rules$unit$backward)), c("any", "graph", "host"))
   expect_identical(unique(rules$unit$device[rules$unit$backward != "any"]), "gpu")
