@@ -261,6 +261,35 @@ script_args <- function(script, cfg, flags, extra = list()) {
   c(script, paste0("--", names(vals), "=", text))
 }
 
+# Runs measure-long.R (in the folder `here` of the script that sources this file) on one
+# configuration `cfg` (a grid's row or a list: the fields it has of the flags below; those of
+# `extra`, named values such as steps, win) in a fresh R process, with the configuration's
+# settings of R's collector (its `collector` field, grid_collector()) in that process's
+# environment, as a user sets them before R starts. Returns the run's RESULT fields as a one-row
+# data frame (numbers as numbers; a checkpoint the run did not reach, NA), or NULL with a
+# message naming the run and the end of its output when the process failed.
+run_long <- function(cfg, extra = list()) {
+  a <- script_args(file.path(here, "measure-long.R"), cfg,
+                   c("widths", "batch", "optimizer", "activation", "loss", "variant", "after",
+                     "embed", "heads", "device", "pad", "pad_nodes"), extra)
+  env <- collector_env(field_of(cfg, "collector", 1L, "none"))
+  out <- suppressWarnings(system2(file.path(R.home("bin"), "Rscript"), a, stdout = TRUE,
+                                  stderr = TRUE, env = env))
+  vals <- result_fields(out)
+  if (is.null(vals)) {
+    message("failed: ", paste(a[-1L], collapse = " "), "\n",
+            paste(utils::tail(out, 5), collapse = "\n"))
+    return(NULL)
+  }
+  vals <- as.list(vals)
+  chr <- c("widths", "optimizer", "activation", "loss", "device", "variant", "reset_ok", "after",
+           "collector")
+  num <- setdiff(names(vals), chr)
+  vals[num] <- lapply(vals[num], function(v) if (identical(v, "NA")) NA_real_ else as.numeric(v))
+  vals$reset_ok <- as.logical(vals$reset_ok)
+  as.data.frame(vals, stringsAsFactors = FALSE)
+}
+
 # The fields of the one "RESULT,<name>=<value>,..." line among a measuring script's output lines
 # `out`, as a named character vector; NULL when the script printed none, or more than one.
 result_fields <- function(out) {

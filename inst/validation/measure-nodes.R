@@ -428,17 +428,10 @@ grid_short <- function() {
 # `out` when given. A run that fails is left out, with a message.
 measure_short <- function(out) {
   g <- grid_short()
-  rscript <- file.path(R.home("bin"), "Rscript")
   rows <- lapply(seq_len(nrow(g)), function(i) {
-    a <- script_args(file.path(here, "measure-long.R"), g[i, ],
-                     c("widths", "batch", "optimizer", "activation", "loss", "variant", "after",
-                       "heads", "embed", "steps"))
-    v <- result_fields(suppressWarnings(system2(rscript, a, stdout = TRUE, stderr = TRUE)))
-    if (is.null(v)) {
-      message("failed: ", paste(a[-1], collapse = " "))
-      return(NULL)
-    }
-    r <- cbind(g[i, ], peak = as.numeric(v[["peak"]]), n_gc = as.numeric(v[["n_gc"]]))
+    v <- run_long(g[i, ], list(steps = g$steps[i]))
+    if (is.null(v)) return(NULL)
+    r <- cbind(g[i, ], peak = v$peak, n_gc = v$n_gc)
     message(sprintf("%-14s %-17s %d heads, embedding %3.0f, %2.0f steps: %6.2f MiB, %d collections",
                     r$widths, r$after, r$heads, r$embed, r$steps, r$peak / 2^20, r$n_gc))
     r

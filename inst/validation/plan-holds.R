@@ -107,14 +107,8 @@ rows <- lapply(seq_len(nrow(plans)), function(i) {
                                               data_size = data_size))
   }
   b <- if (collector_mode == "read") with_collector(p$collector, plan()) else plan()
-  out <- suppressWarnings(system2(
-    file.path(R.home("bin"), "Rscript"),
-    script_args(file.path(here, "measure-long.R"), p,
-                c("widths", "optimizer", "activation", "loss", "after", "embed", "heads"),
-                list(batch = b, steps = 100, samples = samples)),
-    stdout = TRUE, stderr = TRUE, env = collector_env(p$collector)))
-  fields <- result_fields(out)
-  peak <- if (is.null(fields)) NA_real_ else as.numeric(fields[["peak_100"]])
+  fields <- run_long(p, list(batch = b, steps = 100, samples = samples))
+  peak <- if (is.null(fields)) NA_real_ else fields$peak_100
   budget <- agmem:::parse_budget(p$budget)
   message(sprintf("%s %s %s %s: batch %d, peak %.1f MiB of %.0f MiB", p$widths, p$after,
                   p$optimizer, p$budget, as.integer(b), peak / 2^20, budget / 2^20))

@@ -76,34 +76,6 @@ for (a in args) {
   opt[[key]] <- if (nzchar(kv[3])) kv[4] else "true"
 }
 
-# Runs one configuration in a fresh R process; returns its RESULT fields as a one-row data
-# frame, or NULL (with a message) when the process failed.
-measure_long <- function(cfg, steps, torture = "false") {
-  rscript <- file.path(R.home("bin"), "Rscript")
-  a <- script_args(file.path(here, "measure-long.R"), cfg,
-                   c("widths", "batch", "optimizer", "activation", "loss", "variant", "after",
-                     "embed", "heads", "device", "pad", "pad_nodes"),
-                   list(steps = steps, torture = torture))
-  # A configuration with R's collector settings (grid_collector()) runs with them in the
-  # environment of its R process, as a user sets them before R starts.
-  env <- collector_env(field_of(cfg, "collector", 1L, "none"))
-  out <- suppressWarnings(system2(rscript, a, stdout = TRUE, stderr = TRUE, env = env))
-  vals <- result_fields(out)
-  if (is.null(vals)) {
-    message("failed: ", long_keys(cfg), "\n", paste(utils::tail(out, 5), collapse = "\n"))
-    return(NULL)
-  }
-  vals <- as.list(vals)
-  chr <- c("widths", "optimizer", "activation", "loss", "device", "variant", "reset_ok", "after",
-           "collector")
-  # Checkpoints the run did not reach are written "NA".
-  vals[setdiff(names(vals), chr)] <- lapply(vals[setdiff(names(vals), chr)], function(v) {
-    if (identical(v, "NA")) NA_real_ else as.numeric(v)
-  })
-  vals$reset_ok <- as.logical(vals$reset_ok)
-  as.data.frame(vals, stringsAsFactors = FALSE)
-}
-
 # A run's configuration, as one string.
 run_key <- function(x) paste(x$widths, x$batch, x$optimizer, x$activation, x$loss, x$variant)
 
@@ -253,7 +225,7 @@ if (nzchar(opt$from_csv)) {
   rows <- list()
   t0 <- proc.time()[["elapsed"]]
   for (i in seq_len(nrow(g))) {
-    r <- measure_long(g[i, ], as.integer(opt$steps), opt$torture)
+    r <- run_long(g[i, ], list(steps = as.integer(opt$steps), torture = opt$torture))
     if (is.null(r)) next
     rows[[length(rows) + 1L]] <- r
     if (nzchar(opt$out)) {
