@@ -665,6 +665,26 @@ grid_checkpoint <- function() {
   rownames(g) <- NULL
   g
 }
+# Held out: six stacks that grid_checkpoint() does not have, with segments of two, three and four
+# ag_linear(w, w, "relu") (--after=checkpoint, checkpoint3, checkpoint4), each with its plain
+# pair, at batches whose runs collect in full; nothing is fitted on them.
+grid_checkpoint_holdout <- function() {
+  base <- data.frame(widths = c("128-384-10", "256-768-10", "64-256-10", "512-512-10",
+                                "32-1024-10", "784-256-10"),
+                     batch = c(384, 256, 1024, 192, 96, 768),
+                     optimizer = c("adam", "sgd", "sgd_plain", "adam", "sgd", "adam"),
+                     activation = "relu",
+                     loss = c("softmax_cross_entropy", "mse", "softmax_cross_entropy", "mse",
+                              "softmax_cross_entropy", "softmax_cross_entropy"),
+                     variant = "grads", layers = c(2, 2, 3, 3, 4, 2), stringsAsFactors = FALSE)
+  g <- base[rep(seq_len(nrow(base)), each = 2L), ]
+  k <- ifelse(g$layers == 2, "", g$layers)
+  g$after <- paste0(rep(c("dense", "checkpoint"), times = nrow(base)),
+                    ifelse(rep(c(TRUE, FALSE), times = nrow(base)), g$layers, k))
+  g$layers <- NULL
+  rownames(g) <- NULL
+  g
+}
 # The checkpointed runs of that grid alone (what CI measures on the CPU).
 grid_checkpointed <- function() {
   g <- grid_checkpoint()
