@@ -46,8 +46,10 @@
 #' graph backward takes, so the step stays on the device unless another layer
 #' sends it to the host. A segment run under `ag_checkpoint()`, described by
 #' [ag_checkpoint_segment()], is its layers, counted as if not checkpointed
-#' (more than it uses where the checkpoint saves), and the op `"checkpoint"`,
-#' which costs nothing of its own but sends `backward()` to the host.
+#' (more than it uses where the checkpoint saves), and the op `"checkpoint"`
+#' (with one `"checkpoint_layer"` for each of its layers after the first),
+#' which costs nothing of its own but R's nodes and sends `backward()` to the
+#' host.
 #' On device `"gpu"` a batch norm, a layer norm, an embedding or a checkpoint
 #' sends ggmlR's `backward()` to the host (their records have no op): the pass
 #' pool then
