@@ -1157,16 +1157,18 @@ const agmem_live_rule agmem_live_rules[] = {
      "the step's largest live heap by 19% to 30% where the heap passed R's first trigger (it "
      "keeps the segment's values and gradients only while the backward replays it, "
      "R/ag_checkpoint.R:204-297), by a share that depends on where the step peaks, not on the "
-     "segment's units; nothing of its own live, retained or at the step's largest; nodes "
-     "(measure-nodes.R --only=segments, measurements-nodes-segments.csv: segments of two, "
-     "three and four ag_linear(w, w, \"relu\") made 3578, 5763 and 8578 a step over the "
-     "segment's own, its replay's forward less the graph's backward it replaces, "
-     "in two models of one and four segments, the same to 2 nodes): fitted as a line in the "
-     "segment's layers (measure-nodes.R --segments=), -1527.6 + 2500.5 per layer (residuals "
-     "-211 to 106), so 973 for the "
-     "segment with its first layer and 2500 for each more (\"checkpoint_layer\"); one layer "
-     "alone was not measured; --only=checkpoint's 52-run fit gave 3602 for two layers (3473 "
-     "here)",
+     "segment's units (a saving per unit and sample fitted on these pairs, 48.5 bytes live, "
+     "put two of six held-out checkpointed runs under by more than 15%, "
+     "measurements-checkpoint-holdout.csv); nothing of its own live, retained or at the "
+     "step's largest; nodes (measure-nodes.R --only=segments, "
+     "measurements-nodes-segments.csv: segments of two, three and four "
+     "ag_linear(w, w, \"relu\") made 3578, 5763 and 8578 a step over the segment's own, its "
+     "replay's forward less the graph's backward it replaces, in two models of one and four "
+     "segments, the same to 2 nodes): fitted as a line in the segment's layers "
+     "(measure-nodes.R --segments=), -1527.6 + 2500.5 per layer (residuals -211 to 106), so "
+     "973 for the segment with its first layer and 2500 for each more "
+     "(\"checkpoint_layer\"); one layer alone was not measured; --only=checkpoint's 52-run "
+     "fit gave 3602 for two layers (3473 here)",
      0, 0, 973, 0},
     {CPU, ANY, "checkpoint_layer", 0,
      "issue #16 measurement (measurements-nodes-segments.csv): each layer of a checkpointed "
