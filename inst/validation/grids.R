@@ -655,13 +655,20 @@ grid_activations_holdout_gpu <- function() {
 # agmem by the two layers, as if not checkpointed; each 100 steps and one more under gctorture().
 # The last stack's runs end before R's first collection.
 grid_checkpoint <- function() {
-  base <- data.frame(widths = c("128-512-10", "256-256-10", "64-1024-10", "64-128-10"),
-                     batch = c(256, 512, 128, 32),
-                     optimizer = c("adam", "sgd", "sgd_plain", "sgd"), activation = "relu",
-                     loss = c("softmax_cross_entropy", "mse", "softmax_cross_entropy", "mse"),
-                     variant = "grads", stringsAsFactors = FALSE)
+  checkpoint_pairs(data.frame(
+    widths = c("128-512-10", "256-256-10", "64-1024-10", "64-128-10"),
+    batch = c(256, 512, 128, 32),
+    optimizer = c("adam", "sgd", "sgd_plain", "sgd"), activation = "relu",
+    loss = c("softmax_cross_entropy", "mse", "softmax_cross_entropy", "mse"),
+    variant = "grads", stringsAsFactors = FALSE), layers = 2)
+}
+# Each configuration of `base` twice: with `layers` (2, 3 or 4 each) ag_linear(w, w, "relu")
+# after its hidden layer plainly (--after=dense2, dense3, dense4), then the same under
+# ag_checkpoint() (--after=checkpoint, checkpoint3, checkpoint4).
+checkpoint_pairs <- function(base, layers) {
   g <- base[rep(seq_len(nrow(base)), each = 2L), ]
-  g$after <- rep(c("dense2", "checkpoint"), times = nrow(base))
+  ck <- ifelse(layers == 2, "checkpoint", paste0("checkpoint", layers))
+  g$after <- as.vector(rbind(paste0("dense", layers), ck))
   rownames(g) <- NULL
   g
 }
@@ -669,21 +676,14 @@ grid_checkpoint <- function() {
 # ag_linear(w, w, "relu") (--after=checkpoint, checkpoint3, checkpoint4), each with its plain
 # pair, at batches whose runs collect in full; nothing is fitted on them.
 grid_checkpoint_holdout <- function() {
-  base <- data.frame(widths = c("128-384-10", "256-768-10", "64-256-10", "512-512-10",
-                                "32-1024-10", "784-256-10"),
-                     batch = c(384, 256, 1024, 192, 96, 768),
-                     optimizer = c("adam", "sgd", "sgd_plain", "adam", "sgd", "adam"),
-                     activation = "relu",
-                     loss = c("softmax_cross_entropy", "mse", "softmax_cross_entropy", "mse",
-                              "softmax_cross_entropy", "softmax_cross_entropy"),
-                     variant = "grads", layers = c(2, 2, 3, 3, 4, 2), stringsAsFactors = FALSE)
-  g <- base[rep(seq_len(nrow(base)), each = 2L), ]
-  k <- ifelse(g$layers == 2, "", g$layers)
-  g$after <- paste0(rep(c("dense", "checkpoint"), times = nrow(base)),
-                    ifelse(rep(c(TRUE, FALSE), times = nrow(base)), g$layers, k))
-  g$layers <- NULL
-  rownames(g) <- NULL
-  g
+  checkpoint_pairs(data.frame(
+    widths = c("128-384-10", "256-768-10", "64-256-10", "512-512-10", "32-1024-10",
+               "784-256-10"),
+    batch = c(384, 256, 1024, 192, 96, 768),
+    optimizer = c("adam", "sgd", "sgd_plain", "adam", "sgd", "adam"), activation = "relu",
+    loss = c("softmax_cross_entropy", "mse", "softmax_cross_entropy", "mse",
+             "softmax_cross_entropy", "softmax_cross_entropy"),
+    variant = "grads", stringsAsFactors = FALSE), layers = c(2, 2, 3, 3, 4, 2))
 }
 # The checkpointed runs of that grid alone (what CI measures on the CPU).
 grid_checkpointed <- function() {
