@@ -219,7 +219,9 @@ enum { AGMEM_GC_STEPS, AGMEM_GC_ALLOC_SCALE, AGMEM_GC_ALLOC_OFFSET, AGMEM_GC_HEA
    optimizer, or per unit and sample for an op, on a device; `retained` is the bytes per
    parameter, or per unit and sample, the C allocator keeps over R's heap; `step_max` the bytes
    live at the most of any point of a step (see rules.c); `nodes` the R cons cells a training step
-   allocates per op, or per parameter tensor (op NULL), and `nodes_sample` per op and sample.
+   allocates per op, or per parameter tensor (op NULL), and `nodes_sample` per op and sample;
+   `largest` and `largest_max`, in a per-parameter row, the bytes per scalar of the model's
+   largest tensor live at full collections and at the step's most (its update's temporaries).
    `backward` is AGMEM_BACKWARD_ANY for a row of the host's rules (device: the device whose host
    rules they are, the model's host_device); a row of another path is a model's own (device: the
    model's device, backward: its path), and its per-parameter rows take the place of the host
@@ -233,6 +235,7 @@ typedef struct {
     double step_max;
     double nodes, nodes_sample;
     int backward;
+    double largest, largest_max;
 } agmem_live_rule;
 /* A gc figure of a device's host. `backward` is AGMEM_BACKWARD_ANY for the host's figures of a
    device (the model's host_device); a row of another path is a model's own (device: the model's

@@ -571,6 +571,10 @@ void agmem_model_read(SEXP shapes, SEXP units, SEXP ops, SEXP optimizer, SEXP de
                 m->live_fixed = agmem_keep(m->live_fixed + agmem_keep(params * r->bytes));
                 m->retained = agmem_keep(m->retained + agmem_keep(params * r->retained));
                 m->max_fixed = agmem_keep(m->max_fixed + agmem_keep(params * r->step_max));
+                /* the update of the largest tensor holds temporaries of its size */
+                m->live_fixed = agmem_keep(m->live_fixed + agmem_keep(m->largest * r->largest));
+                m->max_fixed = agmem_keep(m->max_fixed +
+                                          agmem_keep(m->largest * r->largest_max));
                 m->nodes_fixed = agmem_keep(m->nodes_fixed + agmem_keep(tensors * r->nodes));
             }
             continue;

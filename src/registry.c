@@ -35,7 +35,8 @@ SEXP agmem_training_rules(void)
                            "alloc_step", "backward", ""};
     const char *gcols[] = {"device", "figure", "value", "cite", "backward", ""};
     const char *lcols[] = {"device", "optimizer", "op", "bytes", "cite", "retained", "step_max",
-                           "nodes", "nodes_sample", "backward", ""};
+                           "nodes", "nodes_sample", "backward", "largest",
+                           "largest_max", ""};
     SEXP out = PROTECT(Rf_mkNamed(VECSXP, outer));
 
     R_xlen_t np = agmem_n_param_rules;
@@ -96,9 +97,9 @@ SEXP agmem_training_rules(void)
     R_xlen_t nl = agmem_n_live_rules;
     SEXP l = Rf_mkNamed(VECSXP, lcols);
     SET_VECTOR_ELT(out, 3, l);
-    SEXP l_col[10];
-    for (int c = 0; c < 10; c++)
-        l_col[c] = column(l, c, (c == 3 || (c >= 5 && c <= 8)) ? REALSXP : STRSXP, nl);
+    SEXP l_col[12];
+    for (int c = 0; c < 12; c++)
+        l_col[c] = column(l, c, (c == 3 || (c >= 5 && c <= 8) || c >= 10) ? REALSXP : STRSXP, nl);
     for (R_xlen_t i = 0; i < nl; i++) {
         const agmem_live_rule *r = &agmem_live_rules[i];
         SET_STRING_ELT(l_col[0], i, code_name(r->device, agmem_device_names));
@@ -111,6 +112,8 @@ SEXP agmem_training_rules(void)
         REAL(l_col[7])[i] = r->nodes;
         REAL(l_col[8])[i] = r->nodes_sample;
         SET_STRING_ELT(l_col[9], i, Rf_mkChar(agmem_backward_names[r->backward]));
+        REAL(l_col[10])[i] = r->largest;
+        REAL(l_col[11])[i] = r->largest_max;
     }
     UNPROTECT(1);
     return out;

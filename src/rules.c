@@ -847,10 +847,10 @@ const agmem_gc_rule agmem_gc_rules[] = {
     {CPU, AGMEM_GC_UNIT_SHARE, 1,
      "issue #15 measurement (long fit grid): the per-unit figures of agmem_live_rules are "
      "device \"cpu\"'s own, fitted on its runs; they count whole"},
-    {CPU, AGMEM_GC_LIVE_SD, 5567197,
+    {CPU, AGMEM_GC_LIVE_SD, 5395158,
      "issue #15 measurement (long fit grid, measurements-long-fit.csv): the standard deviation "
      "of the bytes live at R's full collections less agmem's live figures, over the 101 runs "
-     "that collected in full (mean -0.49 MB); R's trigger is a staircase in them, so the "
+     "that collected in full (mean -0.46 MB; fit-long.R); R's trigger is a staircase in them, so the "
      "whole run's peak takes the trigger expected over that error (model.c, "
      "expected_trigger())"},
     {GPU, AGMEM_GC_STEPS, 3,
@@ -962,9 +962,15 @@ const R_xlen_t agmem_n_gc_rules = sizeof agmem_gc_rules / sizeof agmem_gc_rules[
  * heap at the start; R collects before every allocation, so it is the live heap plus the
  * allocation being made, to the byte). It is measured exactly where the live heap at full
  * collections is a sample: over the fit grid that sample was 0.51 to 0.99 of it (median 0.89).
- * The planners plan on it (model.c, whole_run()). Per unit and sample it is 15.95 for the input,
- * 91.59 for a relu layer, 93.93 for a tanh layer, 94.56 for an output layer with mse and 159.23
+ * The planners plan on it (model.c, whole_run()). Per unit and sample it is 15.88 for the input,
+ * 91.66 for a relu layer, 94.09 for a tanh layer, 93.50 for an output layer with mse and 159.12
  * with softmax cross-entropy.
+ * Under Adam both are fitted with a term per scalar of the model's largest tensor too
+ * (`largest`, `largest_max`): the update of each tensor holds m_hat, v_hat and the expression's
+ * temporaries at once, of that tensor's size (R/autograd.R:1584-1593), so the step's largest live
+ * heap is the largest tensor's update. With it the step's largest came out at 35.02 bytes per
+ * parameter (weight, gradient, m and v) and 31.99 per scalar of the largest tensor (t = 15.3),
+ * against 53.78 per parameter without it.
  * The layers' rows (batch norm, dropout, layer norm) are fitted by inst/validation/fit-layers.R
  * on their own fit grid (measurements-layers-fit.csv): what a run with the layer after each
  * hidden layer differs by from the same dense stack without it (design/layers.md). So are
@@ -989,10 +995,14 @@ const R_xlen_t agmem_n_gc_rules = sizeof agmem_gc_rules / sizeof agmem_gc_rules[
 const agmem_live_rule agmem_live_rules[] = {
     /* device, optimizer, op (NULL: per parameter), bytes, cite, retained, step_max, nodes,
        nodes_sample, backward (AGMEM_BACKWARD_ANY when not written) */
-    {CPU, ADAM, NULL, 46.1,
+    {CPU, ADAM, NULL, 37.69,
      "issue #15 measurement (long fit grid): live bytes per parameter with optimizer_adam(): "
      "weight, gradient, m and v (32) and the update's temporaries; retained by the allocator: "
-     "22.5; the step's largest: 53.78 (gctorture())", 22.5, 53.78, 238, 0},
+     "22.5; the step's largest: 35.02 (gctorture()); and per scalar of the model's largest "
+     "tensor, 14.28 live and 31.99 at the step's largest (standard errors 5.82 and 2.09): the "
+     "update of a tensor holds m_hat, v_hat and the expression's temporaries, each of the "
+     "tensor's size, at once (R/autograd.R:1584-1593)", 22.5, 35.02, 238, 0,
+     AGMEM_BACKWARD_ANY, 14.28, 31.99},
     {CPU, SGD, NULL, 30.4,
      "issue #15 measurement (long fit grid): live bytes per parameter with optimizer_sgd() and "
      "momentum: weight, gradient, velocity (24) and the update's temporaries; retained by the "
@@ -1002,25 +1012,26 @@ const agmem_live_rule agmem_live_rules[] = {
      "without momentum: weight, gradient, the velocity it still allocates (24) and the "
      "update's temporaries; retained by the allocator: 6.3; the step's largest: 32.28", 6.3,
      32.28, 0, 0},
-    {CPU, ANY, "input", 9.5,
+    {CPU, ANY, "input", 9.45,
      "issue #15 measurement (long fit grid): per input unit and sample, the mini-batch and its "
-     "ag_tensor(); retained by the allocator: 3.5, as every unit; the step's largest: 15.95",
-     3.5, 15.95},
-    {CPU, ANY, "matmul", 33,
+     "ag_tensor(); retained by the allocator: 3.5, as every unit; the step's largest: 15.88",
+     3.5, 15.88},
+    {CPU, ANY, "matmul", 33.02,
      "issue #15 measurement (long fit grid): half of a relu layer's live bytes per output unit "
-     "and sample (66.0 fitted): the product and its gradient on the tape; retained by the "
+     "and sample (66.05 fitted): the product and its gradient on the tape; retained by the "
      "allocator: 3.5 per unit and sample, input, hidden and output units alike (the step's "
-     "batch-sized blocks); the step's largest: half of 91.59", 3.5, 45.8, 2878, 0},
-    {CPU, ANY, "add", 33,
+     "batch-sized blocks); the step's largest: half of 91.66", 3.5, 45.83, 2878, 0},
+    {CPU, ANY, "add", 33.03,
      "issue #15 measurement (long fit grid): the other half: the broadcast bias and the sum",
-     0, 45.79},
+     0, 45.83},
     {CPU, ANY, "relu", 0,
      "issue #15 measurement (long fit grid): a relu layer's live bytes are its matmul's and "
      "add's (the fit cannot tell them apart: every layer of the grid has an activation or a "
      "loss), relu's mask with them", 0, 0, 784, 0},
-    {CPU, ANY, "tanh", 30.3,
-     "issue #15 measurement (long fit grid): a tanh layer's live bytes per unit and sample (96.3 "
-     "fitted) over a relu layer's; the step's largest: 93.93 over 91.59", 0, 2.34, 636, 0},
+    {CPU, ANY, "tanh", 30.32,
+     "issue #15 measurement (long fit grid): a tanh layer's live bytes per unit and sample "
+     "(96.37 fitted) over a relu layer's; the step's largest: 94.09 over 91.66", 0, 2.43, 636,
+     0},
     {CPU, ANY, "sigmoid", 6.14,
      "issue #16 measurement (activations' fit grid, fit-layers.R): a sigmoid layer's live bytes "
      "per unit and sample over a relu layer's, from ten pairs of runs with each; the step's "
@@ -1033,102 +1044,104 @@ const agmem_live_rule agmem_live_rules[] = {
      "hidden layers); retained by the allocator: 15.13; the step's largest: 30.41 (16.00 to "
      "32.00 per pair: ag_softmax() keeps p for its backward, R/autograd.R:726-760)", 15.13,
      30.41, 1107, 0},
-    {CPU, ANY, "loss_mse", 24.7,
+    {CPU, ANY, "loss_mse", 24.21,
      "issue #15 measurement (long fit grid): the output layer's live bytes per unit and sample "
-     "with ag_mse_loss() (90.7 fitted) over a relu layer's; the step's largest: 94.56 over "
-     "91.59", 0, 2.97},
-    {CPU, ANY, "loss_cross_entropy", 29.38,
+     "with ag_mse_loss() (90.26 fitted) over a relu layer's; the step's largest: 93.50 over "
+     "91.66", 0, 1.84},
+    {CPU, ANY, "loss_cross_entropy", 29.23,
      "issue #16 measurement (activations' fit grids, fit-layers.R): the output layer's live "
      "bytes per unit and sample with ag_cross_entropy_loss() over a relu layer's, from 14 pairs "
      "of runs with it and with the fused loss (below) added to the fused loss's figures: it "
      "keeps the clamped input and -target / pred, R/autograd.R:831-849, where the fused loss "
      "keeps the softmax's doubles too; retained by the allocator: 5.67; the step's largest: "
-     "11.62 (the fused loss's less 56.01 to 56.02 on the four wide outputs)", 5.67, 11.62, 336, 0},
-    {CPU, ANY, "loss_softmax_cross_entropy", 88.1,
+     "11.44 (the fused loss's less 56.01 to 56.02 on the four wide outputs)", 5.67, 11.44, 336, 0},
+    {CPU, ANY, "loss_softmax_cross_entropy", 87.95,
      "issue #15 measurement (long fit grid): the output layer's live bytes per unit and sample "
-     "with ag_softmax_cross_entropy_loss() (154.1 fitted) over a relu layer's; the step's "
-     "largest: 159.23 over 91.59", 0, 67.64, 505, 16},
-    {CPU, ANY, "batch_norm", 136.92,
+     "with ag_softmax_cross_entropy_loss() (154.00 fitted) over a relu layer's; the step's "
+     "largest: 159.12 over 91.66", 0, 67.46, 505, 16},
+    {CPU, ANY, "batch_norm", 136.96,
      "issue #16 measurement (layers' fit grid, fit-layers.R): per unit and sample of "
      "ag_batch_norm() in training mode, what a pair of runs with and without it differs by in "
      "the bytes live at full collections; retained by the allocator: 13.08; the step's "
-     "largest: 131.75 (the tape's x_hat, its mean and std matrices, gamma's and beta's "
-     "broadcasts and their results)", 13.08, 131.75, 5575, 0},
-    {CPU, ANY, "batch_norm_eval", 137.29,
+     "largest: 131.84 (the tape's x_hat, its mean and std matrices, gamma's and beta's "
+     "broadcasts and their results)", 13.08, 131.84, 5575, 0},
+    {CPU, ANY, "batch_norm_eval", 137.33,
      "issue #16 measurement (layers' eval fit grid, fit-layers.R): per unit and sample of "
      "ag_batch_norm() in eval mode, as in training mode: x_hat, the mean and std matrices, "
      "gamma's and beta's broadcasts and their results; retained by the allocator: 14.68; the "
-     "step's largest: 132.73; nodes (measure-nodes.R --only=eval): 5107, against 5575 in "
-     "training mode", 14.68, 132.73, 5107, 0},
+     "step's largest: 132.82; nodes (measure-nodes.R --only=eval): 5107, against 5575 in "
+     "training mode", 14.68, 132.82, 5107, 0},
     {CPU, ANY, "dropout", 49.96,
      "issue #16 measurement (layers' fit grid, fit-layers.R): per unit and sample of "
      "ag_dropout() in training mode, as batch norm's: the mask and the product on the tape; "
      "retained by the allocator: 12.88; the step's largest: 37.90", 12.88, 37.90, 1223, 0},
-    {CPU, ANY, "layer_norm", 53.52,
+    {CPU, ANY, "layer_norm", 53.56,
      "issue #16 measurement (layers' fit grid, fit-layers.R): per unit and sample of "
      "ag_layer_norm(), as batch norm's: x_hat and the output on the tape; retained by the "
-     "allocator: 3.18; the step's largest: 39.61", 3.18, 39.61, 2506, 0},
-    {CPU, ANY, "embedding", 22.39,
+     "allocator: 3.18; the step's largest: 39.70", 3.18, 39.70, 2506, 0},
+    {CPU, ANY, "embedding", 24.42,
      "issue #16 measurement (embedding's fit grid, fit-layers.R): per unit of dim and sample "
      "of ag_embedding()'s lookup, over the dense input it replaces, the step's largest live "
      "heap (the looked-up columns and their gradient), taken for the live bytes too (too few of "
      "the grid's runs collected in full to fit those); retained by the allocator: 48.51; nodes "
-     "(measure-nodes.R --only=embed, with its table's): 1174, and 22 a sample", 48.51, 22.39,
+     "(measure-nodes.R --only=embed, with its table's): 1174, and 22 a sample", 48.51, 24.42,
      1174, 22},
-    {CPU, ADAM, "embedding_table", 8.58,
+    {CPU, ADAM, "embedding_table", 0,
      "issue #16 measurement (embedding's fit grid, fit-layers.R): per scalar of "
-     "ag_embedding()'s table with optimizer_adam(), over the parameter rules, the step's "
-     "largest live heap (the dense gradient its backward builds; R/ag_layers.R:553), taken "
-     "for the live bytes too; retained by the allocator: -18.14 (the table's large blocks "
-     "keep less than the dense weights the parameter rules were fitted on)", -18.14, 8.58},
-    {CPU, SGD, "embedding_table", 4.67,
+     "ag_embedding()'s table with optimizer_adam(), over the parameter rules (with their "
+     "figure per scalar of the largest tensor, which the table is in most of the grid's runs), "
+     "the step's largest live heap: fitted -3.51, written 0 (27.34 over the parameter rules "
+     "without the largest tensor's figure: its update's temporaries, which that figure, "
+     "fitted on dense stacks, counts at 31.99), taken for the live bytes too; retained by the "
+     "allocator: -18.14 (the table's large blocks keep less than the dense weights the "
+     "parameter rules were fitted on)", -18.14, 0},
+    {CPU, SGD, "embedding_table", 4.60,
      "issue #16 measurement (embedding's fit grid, fit-layers.R): the same with "
-     "optimizer_sgd() and momentum; retained: -6.01", -6.01, 4.67},
+     "optimizer_sgd() and momentum; retained: -6.01", -6.01, 4.60},
     {CPU, SGD_PLAIN, "embedding_table", 0,
      "issue #16 measurement (embedding's fit grid, fit-layers.R): the same without momentum "
      "(-0.23 fitted, written 0); retained: -11.13", -11.13, 0},
-    {CPU, ANY, "attention", 244.64,
+    {CPU, ANY, "attention", 248.82,
      "issue #16 measurement (attention's fit grids, d_model 256 and 512, 1 to 16 heads, "
      "fit-layers.R): per unit of d_model and sample of ag_multihead_attention()'s "
      "projections, the step's largest live heap, taken for the live bytes too (the grid's "
      "smaller runs end before a full collection); retained by the allocator: 170.64; nodes: "
-     "its heads' (attention_head)", 170.64, 244.64, 0, 0},
-    {CPU, ANY, "attention_head", 191.35,
+     "its heads' (attention_head)", 170.64, 248.82, 0, 0},
+    {CPU, ANY, "attention_head", 191.33,
      "issue #16 measurement (attention's fit grids, fit-layers.R): per head and pair of "
      "samples, the step's largest live heap (the scores and the softmax the tape keeps, and "
      "their gradients), taken for the live bytes too; retained by the allocator: -21.23; "
      "nodes (measure-nodes.R, one head, and --only=attention, 1, 2 and 4 heads): 11556 a head, "
-     "and 16 a head and sample", -21.23, 191.35, 11556, 16},
-    {CPU, ADAM, "attention_slices", 0,
+     "and 16 a head and sample", -21.23, 191.33, 11556, 16},
+    {CPU, ADAM, "attention_slices", 40.13,
      "issue #16 measurement (attention's fit grids, fit-layers.R): per d_model x d_model unit "
-     "of an attention trained with optimizer_adam(), the step's largest live heap: fitted "
-     "-6.41 (the slice matrices less what the parameter rules count over the attention's own "
-     "parameters), written 0; taken for the live bytes too; retained by the allocator: -81.74; "
-     "nodes: the projections', 5163 (16 719 for an attention of one head, less its head's)",
-     -81.74, 0, 5163, 0},
-    {CPU, SGD, "attention_slices", 41.67,
+     "of an attention trained with optimizer_adam(), the step's largest live heap (the slice "
+     "matrices, 3 d^2 doubles a layer, and their transposes in the backward); taken for the "
+     "live bytes too; retained by the allocator: -81.74; nodes: the projections', 5163 "
+     "(16 719 for an attention of one head, less its head's)", -81.74, 40.13, 5163, 0},
+    {CPU, SGD, "attention_slices", 40.87,
      "issue #16 measurement (measurements-attention-optim.csv, fit-layers.R): the same with "
      "optimizer_sgd() and momentum, the attention's other terms at Adam's figures: the step's "
      "largest point falls before the optimizer's step (the same to the byte with momentum and "
-     "without), where SGD's parameter rules (fitted on dense stacks, where the update shows "
-     "there) count 20 bytes a parameter less than Adam's; 4 pairs, 40.07 to 47.45 each; taken for "
-     "the live bytes too; retained by the allocator: -102.35", -102.35, 41.67, 5163, 0},
-    {CPU, SGD_PLAIN, "attention_slices", 47.35,
+     "without), where the parameter rules count a parameter at 1.3 bytes less than Adam's; "
+     "4 pairs, 32.82 to 47.06 each (Adam's: 40.13); taken for the live bytes too; retained by "
+     "the allocator: -102.35", -102.35, 40.87, 5163, 0},
+    {CPU, SGD_PLAIN, "attention_slices", 46.55,
      "issue #16 measurement (measurements-attention-optim.csv, fit-layers.R): the same "
      "without momentum (its parameter rules count 1.4 bytes a parameter less than SGD's); "
-     "taken for the live bytes too; retained by the allocator: -66.18", -66.18, 47.35, 5163,
+     "taken for the live bytes too; retained by the allocator: -66.18", -66.18, 46.55, 5163,
      0},
-    {CPU, ANY, "attention_concat", 13.70,
+    {CPU, ANY, "attention_concat", 12.51,
      "issue #16 measurement (attention's fit grids, fit-layers.R): per d_model x d_model unit "
      "of an attention of more than one head, the step's largest live heap (the matrices that "
      "place the heads' rows, on the tape), taken for the live bytes too; retained by the "
-     "allocator: 57.80; nodes (measure-nodes.R --only=attention): 1231", 57.80, 13.70, 1231,
+     "allocator: 57.80; nodes (measure-nodes.R --only=attention): 1231", 57.80, 12.51, 1231,
      0},
-    {CPU, ANY, "attention_block", 32.42,
+    {CPU, ANY, "attention_block", 33.50,
      "issue #16 measurement (attention's fit grids, fit-layers.R): per head, unit of d_model "
      "and sample of an attention of more than one head, the step's largest live heap (the "
      "head's block and its sum on the tape), taken for the live bytes too; retained by the "
-     "allocator: 17.49", 17.49, 32.42},
+     "allocator: 17.49", 17.49, 33.50},
     {CPU, ANY, "attention_causal", 32.01,
      "issue #16 measurement (causal fit grid, fit-layers.R): per head and pair of samples of "
      "an attention called with causal_mask = TRUE, the step's largest live heap (the mask and "
@@ -1136,12 +1149,12 @@ const agmem_live_rule agmem_live_rules[] = {
      "sum), taken for the live bytes too; retained by the allocator: 9.13; nodes "
      "(measure-nodes.R --only=attention): 1027 a head, and 3 a head and sample", 9.13, 32.01,
      1027, 3},
-    {CPU, ANY, "flash_attention", 33.29,
+    {CPU, ANY, "flash_attention", 41.03,
      "issue #16 measurement (flash fit grids, fit-layers.R: measurements-flash-fit.csv and "
      "-flash-fit-wide.csv): per unit of d_model and sample of a call of ag_flash_attention(), "
      "over its block's four ag_linear() at the table's figures, the bytes live at full "
      "collections (the pairs that collected in full); retained by the allocator: 37.25 (the "
-     "fused op's ggml buffers outside R's heap); the step's largest: fitted -76.40 (the "
+     "fused op's ggml buffers outside R's heap); the step's largest: fitted -57.53 (the "
      "table's linear figures, fitted on dense stacks, count more than a projection without "
      "activation keeps at that point), written 0; nodes (measure-nodes.R --only=flash, over "
      "its four ag_linear()): 3790, with 1 head and with 4", 37.25, 0, 3790, 0},
@@ -1201,19 +1214,19 @@ const agmem_live_rule agmem_live_rules[] = {
      "mode, fit-layers.R): live host bytes per parameter with optimizer_adam() on the host "
      "path: the gradients backward() computes in R (the weights and the moments are on the "
      "device, R/autograd.R:1517-1528, and the step runs there); retained by the allocator: "
-     "6.44; the step's largest: 28.11; nodes per parameter tensor: 2490, over sgd_plain's "
+     "6.44; the step's largest: 28.10; nodes per parameter tensor: 2490, over sgd_plain's "
      "(measure-nodes.R --device=gpu --only=host, measurements-nodes-host-gpu.csv: 2477 to "
-     "2609 by model)", 6.44, 28.11, 2490, 0, AGMEM_BACKWARD_HOST},
+     "2609 by model)", 6.44, 28.10, 2490, 0, AGMEM_BACKWARD_HOST},
     {GPU, SGD, NULL, 25.54,
      "issue #16 measurement (the same runs): live host bytes per parameter with optimizer_sgd() "
      "on the host path, with and without momentum as one: the gradient, the velocity (an R "
      "matrix, R/autograd.R:1407) and the step's download of the weight and its new value "
-     "(R/autograd.R:1424-1432); retained by the allocator: 20.36; the step's largest: 36.61; "
+     "(R/autograd.R:1424-1432); retained by the allocator: 20.36; the step's largest: 36.58; "
      "nodes per parameter tensor: 61, over sgd_plain's (measurements-nodes-host-gpu.csv)",
-     20.36, 36.61, 61, 0, AGMEM_BACKWARD_HOST},
+     20.36, 36.58, 61, 0, AGMEM_BACKWARD_HOST},
     {GPU, SGD_PLAIN, NULL, 25.54,
      "issue #16 measurement (the same runs): as optimizer_sgd() with momentum, fitted as one; "
-     "retained by the allocator: 20.36; the step's largest: 36.61", 20.36, 36.61, 0, 0,
+     "retained by the allocator: 20.36; the step's largest: 36.58", 20.36, 36.58, 0, 0,
      AGMEM_BACKWARD_HOST},
     {GPU, ANY, "input", 15.56,
      "issue #15 measurement (long fit grid in resident mode): per input unit and sample, the "

@@ -50,6 +50,10 @@ read_runs <- function(path) {
   m$hid_tanh <- ifelse(m$activation == "tanh", m$hid, 0)
   m$out_mse <- ifelse(m$loss == "mse", m$out, 0)
   m$out_sce <- ifelse(m$loss == "softmax_cross_entropy", m$out, 0)
+  # The scalars of the model's largest tensor (its largest weight) under Adam, whose update of a
+  # tensor holds m_hat, v_hat and the expression's temporaries, each of the tensor's size, at once.
+  largest <- vapply(w, function(x) max(x[-length(x)] * x[-1L]), 0)
+  m$largest_adam <- ifelse(m$optimizer == "adam", largest, 0)
   m
 }
 m <- read_runs(csv)
@@ -72,7 +76,9 @@ m$data <- (m$inp + m$out) * 4 * 8
 # 4.5), so they are fitted without them and their figures are 0.
 by_kind <- function(y) {
   hidden <- if (device == "gpu") "" else "hid_relu + hid_tanh +"
-  stats::as.formula(paste(y, "~ 0 + params:optimizer + inp +", hidden, "out_mse + out_sce"))
+  largest <- if (device == "gpu") "" else "+ largest_adam"
+  stats::as.formula(paste(y, "~ 0 + params:optimizer + inp +", hidden, "out_mse + out_sce",
+                          largest))
 }
 coef_or_0 <- function(fit, name) if (name %in% names(coef(fit))) coef(fit)[[name]] else 0
 live <- stats::lm(by_kind("live"), data = m[!is.na(m$live_full), ])
@@ -106,6 +112,11 @@ fitted <- c(
   `step_max mse output` = coef(most)[["out_mse"]],
   `step_max softmax_cross_entropy output` = coef(most)[["out_sce"]]
 )
+if (device == "cpu") {
+  fitted <- c(fitted, `live adam largest` = coef(live)[["largest_adam"]],
+              `step_max adam largest` = coef(most)[["largest_adam"]],
+              live_sd = stats::sd(stats::residuals(live)))
+}
 if (device == "gpu") {
   # measure-nodes.R's figures: 56 bytes a node, R's node trigger 548 024 nodes over those in use
   # at the loop's start (node_headroom); a run allocates 208 478 once and 5 505 a step at least.
@@ -155,6 +166,10 @@ if (requireNamespace("agmem", quietly = TRUE)) {
              op_max("input"), relu_max, op_max("matmul") + op_max("add") + op_max("tanh"),
              op_max("matmul") + op_max("add") + op_max("loss_mse"),
              op_max("matmul") + op_max("add") + op_max("loss_softmax_cross_entropy"))
+  if (device == "cpu") {
+    table <- c(table, per("adam", "largest"), per("adam", "largest_max"),
+               rules$gc$value[rules$gc$device == device & rules$gc$figure == "live_sd"])
+  }
   if (device == "gpu") {
     table <- c(table,
                rules$gc$value[rules$gc$device == device & rules$gc$backward == "any" &

@@ -443,7 +443,7 @@ test_that("the .Call entry points for a model and a line check every argument th
     call <- function(shapes = spec$shapes, units = flat$units, ops = flat$ops, opt = "adam",
                      dev = "cpu", dt = "f32", limit = 2^27) {
       .Call(agmem:::agmem_max_batch_model, shapes, units, ops, opt, dev, dt,
-            c(100, 8, 0, NA, NA, NA), limit)
+            c(100, 32, 0, NA, NA, NA), limit)
     }
     expect_identical(call(), ag_max_batch_size(spec, 2^27))
     for (bad in list(NULL, "1", -1, NA, Inf, c(1, 2), list(1), factor(1))) {
