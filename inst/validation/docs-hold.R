@@ -15,7 +15,10 @@
 # every such summary line it prints is in the block; for each row of a table of runs after such
 # a command (a table may show some of the rows), that the command prints it with --markdown;
 # and for the by-layer table, that validate-long.R --by-layer on the csvs its paragraph names
-# prints each row. Exit status 1 when something differs, with the lines that do. Needs agmem and
+# prints each row. Exit status 1 when something differs, with the lines that do. With --write it
+# puts what is printed now in their place instead (a summary line or a row in place of the one
+# of the same shape or the same run; the README's example block whole), and says what it
+# rewrote: for a change to the rule table, whose figures the pages quote. Needs agmem and
 # ggmlR installed: validate-long.R builds each run's model from ggmlR's layers, as agmem reads
 # them, and validate.R names ggmlR's version.
 
@@ -24,6 +27,7 @@ here <- local({
   if (length(file_arg)) dirname(normalizePath(sub("^--file=", "", file_arg[1L]))) else "."
 })
 top <- file.path(here, "..", "..")
+write <- "--write" %in% commandArgs(trailingOnly = TRUE)
 guide <- file.path(top, "vignettes", "checks.Rmd")
 readme <- file.path(top, "README.md")
 if (!file.exists(guide) || !file.exists(readme)) {
@@ -60,6 +64,24 @@ differ <- character(0)
 note <- function(at, what, file = "checks.Rmd") {
   differ <<- c(differ, sprintf("%s:%d: %s", file, at, what))
 }
+# With --write, the guide's lines to put in place (by line number) and how many it rewrote.
+fixes <- character(0)
+# A line's shape: its figures taken out, so that a summary line matches its new self.
+shape <- function(x) gsub("[0-9][0-9.,]*", "#", x)
+# A table row's run: its cells before the figures (the model, batch, optimizer, activation and
+# loss; a by-layer row's first cell).
+run_of <- function(x, cells) {
+  vapply(strsplit(x, "|", fixed = TRUE), function(c) paste(trimws(c[2:(cells + 1L)]),
+                                                           collapse = "|"), "")
+}
+# Puts, with --write, the line of `out` that is `line`'s at guide line `at`: the one line of the
+# same `key`, or of the same `key2` (a history's table names its draw in one cell).
+fix <- function(at, line, out, key, key2 = key) {
+  if (!write) return(invisible())
+  new <- out[key(out) == key(line)]
+  if (length(new) != 1L) new <- out[key2(out) == key2(line)]
+  if (length(new) == 1L) fixes[[as.character(at)]] <<- new
+}
 
 # The README's example: the R code its first sh block runs, and the block after it.
 lines <- readLines(readme)
@@ -70,7 +92,10 @@ shown <- fences[fences > sh + 2L][1:2]
 out <- suppressWarnings(system2(rscript, c("--vanilla", "-e", shQuote(code)), stdout = TRUE,
                                 stderr = FALSE))
 block <- lines[(shown[1L] + 1L):(shown[2L] - 1L)]
-if (!identical(out, block)) {
+if (!identical(out, block) && write) {
+  writeLines(c(lines[seq_len(shown[1L])], out, lines[shown[2L]:length(lines)]), readme)
+  cat("README.md: its example's block rewritten\n")
+} else if (!identical(out, block)) {
   n <- max(length(out), length(block))
   k <- which(!mapply(identical, out[seq_len(n)], block[seq_len(n)]))[1L]
   what <- if (is.na(out[k])) "nothing" else sprintf("\"%s\"", out[k])
@@ -92,7 +117,10 @@ for (i in seq_along(lines)) {
       if (is.null(command)) stop(sprintf("checks.Rmd:%d: a summary with no command before it", i))
       out <- printed(command$script, command$args)
       block <- lines[fence]
-      for (k in which(!block %in% out)) note(fence[k], block[k])
+      for (k in which(!block %in% out)) {
+        note(fence[k], block[k])
+        fix(fence[k], block[k], out, shape)
+      }
       for (x in setdiff(out[is_summary(out)], block)) {
         note(fence[1L], sprintf("the block lacks \"%s\"", x))
       }
@@ -123,7 +151,11 @@ for (i in seq_along(lines)) {
   if (!startsWith(l, "|")) in_runs <- FALSE
   if (in_runs && !startsWith(l, "|---")) {
     if (is.null(command)) stop(sprintf("checks.Rmd:%d: a table with no command before it", i))
-    if (!l %in% printed(command$script, union(command$args, "--markdown"))) note(i, l)
+    md <- printed(command$script, union(command$args, "--markdown"))
+    if (!l %in% md) {
+      note(i, l)
+      fix(i, l, md[startsWith(md, "| ")], function(x) run_of(x, 5L), function(x) run_of(x, 1L))
+    }
   }
 }
 
@@ -140,7 +172,10 @@ for (h in head_at) {
                                       paste0("--from-csv=", csvs(paste(named, collapse = ",")))))
   rows <- h + 2L
   while (rows <= length(lines) && startsWith(lines[[rows]], "| ")) {
-    if (!lines[[rows]] %in% out) note(rows, lines[[rows]])
+    if (!lines[[rows]] %in% out) {
+      note(rows, lines[[rows]])
+      fix(rows, lines[[rows]], out[startsWith(out, "| ")], function(x) run_of(x, 1L))
+    }
     rows <- rows + 1L
   }
   n_out <- sum(startsWith(out, "| ")) - 1L
@@ -149,6 +184,13 @@ for (h in head_at) {
   }
 }
 
+if (write && length(fixes)) {
+  lines[as.integer(names(fixes))] <- unname(fixes)
+  writeLines(lines, guide)
+  cat(sprintf("vignettes/checks.Rmd: %d lines rewritten; run again to see what is left\n",
+              length(fixes)))
+  quit(status = 0L)
+}
 if (length(differ)) {
   cat("README.md or vignettes/checks.Rmd differs from what is printed now:\n")
   cat(differ, sep = "\n")
