@@ -27,7 +27,13 @@
 #   - the step's largest live heap (gc()'s "max used" over one step under gctorture(), less the
 #     heap at the start; measurements-step-max.csv, the same configurations run for 5 steps and
 #     one more under gctorture()), per parameter for each optimizer and per unit and sample as
-#     for the live bytes: agmem_live_rules' `step_max`.
+#     for the live bytes: agmem_live_rules' `step_max`;
+#   - on device "cpu", under Adam, both per scalar of the model's largest tensor too (its update
+#     holds m_hat, v_hat and the expression's temporaries at once): the per-parameter rows'
+#     `largest` and `largest_max`; and the standard deviation of the live bytes' residuals,
+#     agmem_gc_rules' live_sd;
+#   - how the step's largest fit does on the long holdout's configurations, not fitted on
+#     (measurements-step-max-holdout.csv), printed only.
 # Then it compares them with the table agmem was built with (agmem must be installed); exit
 # status 1 when they differ (CI runs it in step 13).
 
@@ -145,6 +151,18 @@ cat(sprintf("device %s: %d runs (%d with a full collection); %d runs under gctor
 cat(sprintf("step_max fit: measured / fitted from %.3f to %.3f (median %.3f)\n",
             min(st$most / fitted(most)), max(st$most / fitted(most)),
             stats::median(st$most / fitted(most))))
+# The step's largest on the long holdout (measurements-step-max-holdout.csv: its configurations
+# run for 5 steps and one more under gctorture()), not fitted on.
+held_csv <- file.path(here, "measurements-step-max-holdout.csv")
+if (device == "cpu" && length(args) < 2L && file.exists(held_csv)) {
+  held <- read_runs(held_csv)
+  held_ratio <- (held$live_step_max - held$heap0) / stats::predict(most, held)
+  cat(sprintf(paste0("step_max held out (%d runs of the long holdout): measured / fitted from ",
+                     "%.3f to %.3f (median %.3f), root mean square error %.2f MiB\n"),
+              nrow(held), min(held_ratio), max(held_ratio), stats::median(held_ratio),
+              sqrt(mean(((held$live_step_max - held$heap0) - stats::predict(most, held))^2)) /
+                2^20))
+}
 print(round(fitted, 2))
 
 if (requireNamespace("agmem", quietly = TRUE)) {

@@ -5,6 +5,7 @@
 #   Rscript inst/validation/validate-long.R --from-csv=inst/validation/measurements-long-holdout.csv
 #   Rscript inst/validation/validate-long.R --grid=long_fit --steps=5 --torture=true \
 #     --measure-only --out=measurements-step-max.csv    # the step's largest live heap
+#     (and --grid=long_holdout, --out=measurements-step-max-holdout.csv: the same, held out)
 #   Rscript inst/validation/validate-long.R --grid=layers_fit --torture=true --measure-only \
 #     --out=measurements-layers-fit.csv                 # batch norm, dropout, layer norm
 #   Rscript inst/validation/validate-long.R --grid=layers_holdout  # their goal, in CI
