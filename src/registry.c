@@ -23,7 +23,8 @@ static SEXP column(SEXP list, int col, SEXPTYPE type, R_xlen_t n)
    `unit`: op, device, component, where, bytes (per unit and sample), basis, cite, alloc_step and
    backward. `gc`: device, figure, value, cite and backward. `live`: device, optimizer ("any"),
    op (NA for a per-parameter row), bytes, cite, retained, step_max, nodes (per op, or per
-   parameter tensor), nodes_sample and backward. A gc or live row of backward "any" is a
+   parameter tensor), nodes_sample, backward, and largest and largest_max (per scalar of the
+   model's largest tensor, in a per-parameter row). A gc or live row of backward "any" is a
    device's host figure; one of "host" or "graph" is a model's own on that device and path.
    Takes no argument. */
 SEXP agmem_training_rules(void)
