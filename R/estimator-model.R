@@ -73,13 +73,14 @@ model_run <- function(spec, steps, data_size, collector) {
     data_size <- as.numeric(data_size)
   }
   data <- parse_budget(data_size, "data_size")
-  largest <- if (length(spec$shapes)) {
-    max(vapply(spec$shapes, function(s) prod(as.double(s)), 0))
-  } else {
-    0
-  }
-  c(as.double(steps), largest, data, collector$vsize, collector$grow_frac,
+  c(as.double(steps), spec_largest(spec), data, collector$vsize, collector$grow_frac,
     collector$grow_incr_frac)
+}
+
+# The scalars of the spec's largest tensor (0 for a spec without tensors): the one whose update
+# holds the most (the C model's `largest`; inst/validation/fit-layers.R takes it from here too).
+spec_largest <- function(spec) {
+  if (length(spec$shapes)) max(vapply(spec$shapes, function(s) prod(as.double(s)), 0)) else 0
 }
 
 # The figures of ag_training_memory() for the estimator's model at batch b.

@@ -92,15 +92,17 @@ shown <- fences[fences > sh + 2L][1:2]
 out <- suppressWarnings(system2(rscript, c("--vanilla", "-e", shQuote(code)), stdout = TRUE,
                                 stderr = FALSE))
 block <- lines[(shown[1L] + 1L):(shown[2L] - 1L)]
-if (!identical(out, block) && write) {
-  writeLines(c(lines[seq_len(shown[1L])], out, lines[shown[2L]:length(lines)]), readme)
-  cat("README.md: its example's block rewritten\n")
-} else if (!identical(out, block)) {
-  n <- max(length(out), length(block))
-  k <- which(!mapply(identical, out[seq_len(n)], block[seq_len(n)]))[1L]
-  what <- if (is.na(out[k])) "nothing" else sprintf("\"%s\"", out[k])
-  what <- paste("the example prints", what, "here")
-  note(shown[1L] + k, what, "README.md")
+if (!identical(out, block)) {
+  if (write) {
+    writeLines(c(lines[seq_len(shown[1L])], out, lines[shown[2L]:length(lines)]), readme)
+    cat("README.md: its example's block rewritten\n")
+  } else {
+    n <- max(length(out), length(block))
+    k <- which(!mapply(identical, out[seq_len(n)], block[seq_len(n)]))[1L]
+    what <- if (is.na(out[k])) "nothing" else sprintf("\"%s\"", out[k])
+    what <- paste("the example prints", what, "here")
+    note(shown[1L] + k, what, "README.md")
+  }
 }
 
 lines <- readLines(guide)

@@ -156,12 +156,12 @@ cat(sprintf("step_max fit: measured / fitted from %.3f to %.3f (median %.3f)\n",
 held_csv <- file.path(here, "measurements-step-max-holdout.csv")
 if (device == "cpu" && length(args) < 2L && file.exists(held_csv)) {
   held <- read_runs(held_csv)
-  held_ratio <- (held$live_step_max - held$heap0) / stats::predict(most, held)
+  held_most <- held$live_step_max - held$heap0
+  held_fit <- stats::predict(most, held)
   cat(sprintf(paste0("step_max held out (%d runs of the long holdout): measured / fitted from ",
                      "%.3f to %.3f (median %.3f), root mean square error %.2f MiB\n"),
-              nrow(held), min(held_ratio), max(held_ratio), stats::median(held_ratio),
-              sqrt(mean(((held$live_step_max - held$heap0) - stats::predict(most, held))^2)) /
-                2^20))
+              nrow(held), min(held_most / held_fit), max(held_most / held_fit),
+              stats::median(held_most / held_fit), sqrt(mean((held_most - held_fit)^2)) / 2^20))
 }
 print(round(fitted, 2))
 
