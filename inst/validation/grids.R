@@ -301,6 +301,12 @@ grid_layers_eval_holdout <- function() {
   g
 }
 
+# The same in resident mode: a batch norm in eval mode keeps its backward on the host, as in
+# training mode.
+grid_layers_eval_holdout_gpu <- function() {
+  cbind(grid_layers_eval_holdout(), device = "gpu", stringsAsFactors = FALSE)
+}
+
 # ---- embeddings (measure-long.R --embed): ag_embedding() first, 100 steps ----
 #
 # Pairs: each dense stack trained on dense inputs of its first width, and the same stack after
@@ -579,6 +585,13 @@ grid_flash_holdout <- function() {
                "flash_causal", "flash")
   g[6L, c("batch", "optimizer")] <- list(1024, "adam")
   g
+}
+
+# The same in resident mode (ag_device("gpu")): the flash call and its mask are graph ops, so the
+# backward is the graph's unless a layer norm sends it to the host; judged on the host (the RSS
+# growth less the device pools) and on the pools.
+grid_flash_holdout_gpu <- function() {
+  cbind(grid_flash_holdout(), device = "gpu", stringsAsFactors = FALSE)
 }
 
 # ---- the other activation and loss (sigmoid, ag_cross_entropy_loss()), 100 steps ----

@@ -22,7 +22,9 @@
 #   attention_dropout_holdout and attention_dropout_step: the same with its attention dropout on;
 #   attention_causal_fit and attention_causal_holdout: the same called with a causal mask, and
 #   attention_causal_gpu: the mask on the attention fit grid in resident mode;
-#   flash_fit, flash_fit_wide and flash_holdout: a block around ag_flash_attention();
+#   flash_fit, flash_fit_wide and flash_holdout: a block around ag_flash_attention(), and
+#   flash_holdout_gpu: its holdout in resident mode; layers_eval_holdout_gpu: the eval batch
+#   norm's holdout in resident mode;
 #   activations_fit, activations_softmax and activations_wide, activations_holdout: sigmoid,
 #   softmax and ag_cross_entropy_loss(), fitted by fit-layers.R; checkpoint: ag_checkpoint()
 #   around two layers, described by them, and the same plainly (checkpointed: the checkpointed
@@ -186,7 +188,8 @@ if (nzchar(opt$from_csv)) {
                 layers_dropout_holdout_gpu = grid_layers_dropout_holdout_gpu,
                 long_fit_gpu = grid_long_fit_gpu, long_holdout_gpu = grid_long_holdout_gpu,
                 step_max_gpu = grid_step_max_gpu,
-                layers_eval_holdout = grid_layers_eval_holdout, embed_fit = grid_embed_fit,
+                layers_eval_holdout = grid_layers_eval_holdout,
+                layers_eval_holdout_gpu = grid_layers_eval_holdout_gpu, embed_fit = grid_embed_fit,
                 embed_holdout = grid_embed_holdout, embed_fit_gpu = grid_embed_fit_gpu,
                 embed_holdout_gpu = grid_embed_holdout_gpu, attention_fit = grid_attention_fit,
                 attention_wide = grid_attention_wide,
@@ -203,7 +206,8 @@ if (nzchar(opt$from_csv)) {
                 attention_causal_holdout = grid_attention_causal_holdout,
                 flash_fit = grid_flash_fit, flash_fit_narrow = grid_flash_fit_narrow,
                 flash_fit_wide = grid_flash_fit_wide,
-                flash_holdout = grid_flash_holdout, history = grid_history,
+                flash_holdout = grid_flash_holdout, flash_holdout_gpu = grid_flash_holdout_gpu,
+                history = grid_history,
                 activations_fit = grid_activations_fit,
                 activations_softmax = grid_activations_softmax,
                 activations_wide = grid_activations_wide,
