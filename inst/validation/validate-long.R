@@ -40,8 +40,9 @@
 #   Rscript inst/validation/validate-long.R \
 #     --from-csv=inst/validation/measurements-long-holdout.csv \
 #     --repeats=inst/validation/measurements-long-holdout-again.csv,...
-#   (--repeats: the same runs measured again; prints agmem's figures against each measurement
-#   and how far apart the measurements of one configuration lie)
+#   (--repeats: the same runs measured again; prints agmem's figures against each measurement,
+#   how far apart the measurements of one configuration lie and, with three or more, each
+#   against the median of the others: how near the draws alone let an estimate come)
 #   Rscript inst/validation/validate-long.R --history \
 #     --from-csv=inst/validation/measurements-history.csv
 #   (--grid=history: the long holdout run with 0, 10 000 and 30 000 more of R's nodes live
@@ -119,6 +120,19 @@ print_repeats <- function(m, again) {
   }
   cat(sprintf(paste0("pairs of measurements of one configuration further apart than ",
                      "max(15%%, 8 MB): %d of %d\n"), apart, n))
+  # How far the draws alone let any estimate go: each measurement against the median of the
+  # other measurements of its configuration, an estimate that knows every configuration's
+  # peaks but not which draw a run is.
+  if (ncol(peaks) > 2L) {
+    for (k in seq_len(ncol(peaks))) {
+      others <- apply(peaks[, -k, drop = FALSE], 1L, stats::median, na.rm = TRUE)
+      ok <- !is.na(peaks[, k]) & !is.na(others)
+      cat(sprintf(paste0("measurement %d against the median of the others: %.1f%% within ",
+                         "max(15%%, 8 MB), %d under by more than 15%%\n"), k,
+                  100 * mean(within_tolerance(others[ok], peaks[ok, k])),
+                  sum(under_by_15(others[ok], peaks[ok, k]))))
+    }
+  }
   spread <- apply(peaks, 1L, max, na.rm = TRUE) / apply(peaks, 1L, min, na.rm = TRUE)
   top <- utils::head(order(-spread), 6L)
   cat("the configurations whose measurements differ most (MiB at step 100; agmem's host_peak):\n")
