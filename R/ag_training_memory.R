@@ -68,7 +68,9 @@
 #' 10 000 more, one measured run peaked at 193 MiB instead of 246), which
 #' agmem cannot see: it lies between
 #' 1/0.7 and 1.2/0.7 of the heap needed (R's `R_VGrowFrac` and
-#' `R_VGrowIncrFrac`). `host_high` is the highest peak of the run: the step's
+#' `R_VGrowIncrFrac`), and where the heap needed passes the first trigger
+#' `host_peak` puts it at the median place in that range of the measured
+#' runs' triggers. `host_high` is the highest peak of the run: the step's
 #' largest live heap (measured under `gctorture()`) with the trigger at the top
 #' of that range. [ag_max_batch_size()], [ag_memory_sweep()]'s summary and its
 #' plot plan on `host_high`. With `steps <= 3` the figures are those of the

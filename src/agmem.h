@@ -197,15 +197,15 @@ typedef struct {
 } agmem_unit_rule;
 
 /* One figure of the host's garbage-collection regime on a device (see rules.c): the first four
-   make the regime of a few steps, the allocation figures and the last thirteen the whole run's. */
+   make the regime of a few steps, the allocation figures and the last sixteen the whole run's. */
 enum { AGMEM_GC_STEPS, AGMEM_GC_ALLOC_SCALE, AGMEM_GC_ALLOC_OFFSET, AGMEM_GC_HEADROOM,
        AGMEM_GC_HEAP_START, AGMEM_GC_VSIZE, AGMEM_GC_MIN_FREE_FRAC, AGMEM_GC_GROW_FRAC,
        AGMEM_GC_GROW_INCR_FRAC, AGMEM_GC_GROW_INCR_MIN, AGMEM_GC_KEPT_EXCESS,
        AGMEM_GC_NODE_STEP, AGMEM_GC_NODE_ONCE, AGMEM_GC_NODE_BYTES, AGMEM_GC_NODE_HEADROOM,
        AGMEM_GC_NODE_FREE, AGMEM_GC_NODE_APART, AGMEM_GC_UNIT_SHARE, AGMEM_GC_LIVE_SD,
-       AGMEM_N_GC };
+       AGMEM_GC_TRIGGER_PLACE, AGMEM_N_GC };
 /* The figures a device needs for each regime, as bit masks over AGMEM_GC_*: the first four,
-   and the allocation figures with the last fifteen. */
+   and the allocation figures with the last sixteen. */
 #define AGMEM_GC_FEW_STEPS ((1 << AGMEM_GC_STEPS) | (1 << AGMEM_GC_ALLOC_SCALE) | \
                             (1 << AGMEM_GC_ALLOC_OFFSET) | (1 << AGMEM_GC_HEADROOM))
 #define AGMEM_GC_WHOLE_RUN ((1 << AGMEM_GC_ALLOC_SCALE) | (1 << AGMEM_GC_ALLOC_OFFSET) | \

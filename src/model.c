@@ -133,24 +133,13 @@ static void few_steps(const agmem_model *m, double collected, double allocated, 
     out[1 + AGMEM_REGIME_HIGH] = out[0];
 }
 
-/* R's vector-heap trigger once a run has settled: the size R_VSize reaches when each full
-   collection finds `needed` bytes in use (the live heap and the allocation that set the
-   collection off). As AdjustHeapSize() in R's src/main/memory.c: the trigger starts at R_VSIZE;
-   needed counts R_MinFreeFrac of R_VSIZE more; a trigger below needed becomes needed; while
-   needed is more than R_VGrowFrac of the trigger, the trigger grows by R_VGrowIncrMin plus
-   R_VGrowIncrFrac of itself. Each full collection applies one growth; over a long run they all
-   apply (with R_VGrowIncrFrac 0, R_GC_MEM_GROW=0, the growths are R_VGrowIncrMin each, and the
-   count of them is computed, not looped). The figures are fig's (the table's, or R's collector
-   settings, read_collector()). Returns the trigger in bytes (Inf when needed is not finite).
-   Plain C. */
-static double settled_trigger(const double *fig, double needed)
+/* Where R's vector-heap trigger climbs from R_VSIZE when full collections find `needed` bytes
+   in use, R_MinFreeFrac of R_VSIZE counted already and `needed` at most R_VSIZE
+   (settled_trigger()): while needed is more than R_VGrowFrac of the trigger, it grows by
+   R_VGrowIncrMin plus R_VGrowIncrFrac of itself. Returns bytes. Plain C. */
+static double climbed_trigger(const double *fig, double needed)
 {
     double v = fig[AGMEM_GC_VSIZE];
-    needed = agmem_keep(needed + agmem_keep(fig[AGMEM_GC_MIN_FREE_FRAC] * v));
-    if (!R_FINITE(needed))
-        return R_PosInf;
-    if (needed > v)
-        v = needed;
     double frac = fig[AGMEM_GC_GROW_FRAC], step = fig[AGMEM_GC_GROW_INCR_MIN];
     if (!(fig[AGMEM_GC_GROW_INCR_FRAC] > 0.0)) {
         /* Growth by R_VGrowIncrMin alone (R_GC_MEM_GROW=0) is arithmetic: the k-th growth ends
@@ -174,6 +163,39 @@ static double settled_trigger(const double *fig, double needed)
     while (R_FINITE(v) && needed > agmem_keep(frac * v))
         v = agmem_keep(v + agmem_keep(step + agmem_keep(fig[AGMEM_GC_GROW_INCR_FRAC] * v)));
     return v;
+}
+
+/* R's vector-heap trigger once a run has settled: the size R_VSize reaches when full
+   collections find at most `needed` bytes in use (the live heap and the allocation that set the
+   collection off). As AdjustHeapSize() in R's src/main/memory.c: the trigger starts at R_VSIZE;
+   needed counts R_MinFreeFrac of R_VSIZE more; at a full collection, a trigger below the heap
+   needed becomes it; while the heap needed is more than R_VGrowFrac of the trigger, the trigger
+   grows by R_VGrowIncrMin plus R_VGrowIncrFrac of itself, one growth a full collection. A run
+   whose heap needed stays within R_VSIZE climbs from R_VSIZE, and the trigger ends at the
+   first growth that holds it (with R_VGrowIncrFrac 0, R_GC_MEM_GROW=0, the growths are
+   R_VGrowIncrMin each, and their count is computed, not looped). A run whose heap needed passes
+   R_VSIZE ends between needed / R_VGrowFrac and (1 + R_VGrowIncrFrac) times that plus
+   R_VGrowIncrMin (trigger_top()), where the full collection that set the trigger to the heap
+   it found (the heap in use at a full collection ranges over the step) puts it: at
+   `trigger_place` of that range, the median place of the fit grid's runs (rules.c), and never
+   below where a heap needed of R_VSIZE climbs to (so the trigger grows with needed). The
+   figures are fig's (the table's, or R's collector settings, read_collector()). Returns the
+   trigger in bytes (Inf when needed is not finite). Plain C. */
+static double settled_trigger(const double *fig, double needed)
+{
+    double v = fig[AGMEM_GC_VSIZE];
+    needed = agmem_keep(needed + agmem_keep(fig[AGMEM_GC_MIN_FREE_FRAC] * v));
+    if (!R_FINITE(needed))
+        return R_PosInf;
+    if (needed > v) {
+        double bottom = agmem_keep(needed / fig[AGMEM_GC_GROW_FRAC]);
+        double range = agmem_keep(agmem_keep(fig[AGMEM_GC_GROW_INCR_FRAC] * bottom) +
+                                  fig[AGMEM_GC_GROW_INCR_MIN]);
+        double placed = agmem_keep(bottom + agmem_keep(fig[AGMEM_GC_TRIGGER_PLACE] * range));
+        double climbed = climbed_trigger(fig, v);
+        return placed > climbed ? placed : climbed;
+    }
+    return climbed_trigger(fig, needed);
 }
 
 /* The trigger settled_trigger() gives for `needed` bytes in use, expected over the error of
@@ -209,7 +231,7 @@ static double expected_trigger(const double *fig, double needed)
    needed / R_VGrowFrac, and the trigger ends below (1 + R_VGrowIncrFrac) times that plus
    R_VGrowIncrMin, and never below R_VSIZE. Where in the range it ends depends on the trigger's
    history before the loop (the data's creation, the session's work), which agmem cannot see;
-   settled_trigger() gives its place on a trigger grown from R_VSIZE. Returns the top in bytes
+   settled_trigger() gives its place, fitted (trigger_place). Returns the top in bytes
    (Inf when needed is not finite). Plain C. */
 static double trigger_top(const double *fig, double needed)
 {

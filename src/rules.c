@@ -776,7 +776,8 @@ const R_xlen_t agmem_n_unit_rules = sizeof agmem_unit_rules / sizeof agmem_unit_
 const char *const agmem_gc_names[AGMEM_N_GC] = {
     "steps", "alloc_scale", "alloc_offset", "headroom", "heap_start", "vsize", "min_free_frac",
     "grow_frac", "grow_incr_frac", "grow_incr_min", "kept_excess", "node_step", "node_once",
-    "node_bytes", "node_headroom", "node_free", "node_apart", "unit_share", "live_sd"
+    "node_bytes", "node_headroom", "node_free", "node_apart", "unit_share", "live_sd",
+    "trigger_place"
 };
 const agmem_gc_rule agmem_gc_rules[] = {
     /* device, figure, value, cite, backward (AGMEM_BACKWARD_ANY when not written) */
@@ -853,6 +854,13 @@ const agmem_gc_rule agmem_gc_rules[] = {
      "that collected in full (mean -0.46 MB; fit-long.R); R's trigger is a staircase in them, so the "
      "whole run's peak takes the trigger expected over that error (model.c, "
      "expected_trigger())"},
+    {CPU, AGMEM_GC_TRIGGER_PLACE, 0.2433,
+     "issue #15 measurement (long fit grid, measurements-long-fit.csv): where R's trigger ends "
+     "in its range when the heap needed at a full collection passes R_VSIZE, between needed / "
+     "R_VGrowFrac and (1 + R_VGrowIncrFrac) times that plus R_VGrowIncrMin (AdjustHeapSize() "
+     "sets a trigger below the heap needed to it, then grows it; which full collection did so "
+     "decides the place): the median over the 47 such runs of the fit grid of the trigger's "
+     "place, 0 at the bottom and 1 at the top (quartiles 0.04 and 0.53; fit-long.R)"},
     {GPU, AGMEM_GC_STEPS, 3,
      "issue #10 protocol: the peak of building the model and optimizer, then three steps"},
     {GPU, AGMEM_GC_ALLOC_SCALE, 0.782,
@@ -910,6 +918,11 @@ const agmem_gc_rule agmem_gc_rules[] = {
      "trigger expected over that error left the fit grid's runs within tolerance as they were "
      "(88 of 128) and its mean error as it was (0.161 and 0.162 in log ratio): R's nodes set "
      "off most collections in resident mode, so the settled trigger is taken"},
+    {GPU, AGMEM_GC_TRIGGER_PLACE, 0.2551,
+     "issue #15 measurement (long fit grid in resident mode, measurements-long-fit-gpu.csv): "
+     "where R's trigger ends in its range when the heap needed at a full collection passes "
+     "R_VSIZE, as on device \"cpu\": the median over the 26 such runs (quartiles 0.08 and "
+     "0.54; fit-long.R)"},
 
     /* The host path in resident mode: a model of device "gpu" whose backward runs on the host
        (a batch norm or a layer norm, model.c's backward_path()) takes device "cpu"'s figures

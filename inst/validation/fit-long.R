@@ -32,6 +32,9 @@
 #     holds m_hat, v_hat and the expression's temporaries at once): the per-parameter rows'
 #     `largest` and `largest_max`; and the standard deviation of the live bytes' residuals,
 #     agmem_gc_rules' live_sd;
+#   - where R's trigger ended in its range (between needed / R_VGrowFrac and 1.2 times that plus
+#     R_VGrowIncrMin) in the runs whose heap needed passed R_VSIZE, 0 at the bottom and 1 at the
+#     top: the median, agmem_gc_rules' trigger_place (both devices);
 #   - how the step's largest fit does on the long holdout's configurations, not fitted on
 #     (measurements-step-max-holdout.csv), printed only.
 # Then it compares them with the table agmem was built with (agmem must be installed); exit
@@ -118,16 +121,31 @@ fitted <- c(
   `step_max mse output` = coef(most)[["out_mse"]],
   `step_max softmax_cross_entropy output` = coef(most)[["out_sce"]]
 )
+# Where R's trigger ended in its range, for the runs whose heap needed at their largest full
+# collection (the live heap gcinfo() reported, the largest single vector, R_MinFreeFrac of
+# R_VSIZE) passed R_VSIZE: 0 at needed / R_VGrowFrac, 1 at (1 + R_VGrowIncrFrac) times that plus
+# R_VGrowIncrMin, the trigger the larger of the one read at the end and the heap's peak (a
+# trigger read after R shrank it is below the heap's peak); the median, agmem_gc_rules'
+# trigger_place.
+trigger_place <- function(r) {
+  w <- lapply(strsplit(r$widths, "-", fixed = TRUE), as.numeric)
+  widest <- mapply(function(x, b) max(max(x) * b, max(x[-length(x)] * x[-1L])), w, r$batch)
+  needed <- r$live_full + 8 * widest + 0.2 * 67108864
+  passed <- !is.na(needed) & needed > 67108864
+  bottom <- needed[passed] / 0.7
+  stats::median((pmax(r$trigger_end, r$heap_max)[passed] - bottom) / (0.2 * bottom + 640000))
+}
 if (device == "cpu") {
   fitted <- c(fitted, `live adam largest` = coef(live)[["largest_adam"]],
               `step_max adam largest` = coef(most)[["largest_adam"]],
-              live_sd = stats::sd(stats::residuals(live)))
+              live_sd = stats::sd(stats::residuals(live)), trigger_place = trigger_place(m))
 }
 if (device == "gpu") {
   # measure-nodes.R's figures: 56 bytes a node, R's node trigger 548 024 nodes over those in use
   # at the loop's start (node_headroom); a run allocates 208 478 once and 5 505 a step at least.
   stopifnot(208478 + 100 * 5505 >= 548024)
-  fitted <- c(fitted, node_free = 56 * 548024 - coef(over)[["(Intercept)"]])
+  fitted <- c(fitted, node_free = 56 * 548024 - coef(over)[["(Intercept)"]],
+              trigger_place = trigger_place(m))
 }
 # The cross-entropy in resident mode (a third csv, measurements-activations-wide-gpu.csv: four
 # stacks of wide outputs, each with the fused loss and with ag_cross_entropy_loss(), 100 steps and
@@ -163,7 +181,8 @@ if (device == "cpu" && length(args) < 2L && file.exists(held_csv)) {
               nrow(held), min(held_most / held_fit), max(held_most / held_fit),
               stats::median(held_most / held_fit), sqrt(mean((held_most - held_fit)^2)) / 2^20))
 }
-print(round(fitted, 2))
+print(round(fitted[names(fitted) != "trigger_place"], 2))
+cat(sprintf("trigger_place %.4f\n", fitted[["trigger_place"]]))
 
 if (requireNamespace("agmem", quietly = TRUE)) {
   rules <- agmem:::training_rules()
@@ -186,12 +205,13 @@ if (requireNamespace("agmem", quietly = TRUE)) {
              op_max("matmul") + op_max("add") + op_max("loss_softmax_cross_entropy"))
   if (device == "cpu") {
     table <- c(table, per("adam", "largest"), per("adam", "largest_max"),
-               rules$gc$value[rules$gc$device == device & rules$gc$figure == "live_sd"])
+               rules$gc$value[rules$gc$device == device & rules$gc$figure == "live_sd"],
+               rules$gc$value[rules$gc$device == device & rules$gc$figure == "trigger_place"])
   }
   if (device == "gpu") {
-    table <- c(table,
-               rules$gc$value[rules$gc$device == device & rules$gc$backward == "any" &
-                                rules$gc$figure == "node_free"])
+    gc_any <- rules$gc[rules$gc$device == device & rules$gc$backward == "any", ]
+    table <- c(table, gc_any$value[gc_any$figure == "node_free"],
+               gc_any$value[gc_any$figure == "trigger_place"])
   }
   if (length(fitted) > length(table)) {
     table <- c(table, op("matmul") + op("add") + op("loss_cross_entropy"),
@@ -199,7 +219,9 @@ if (requireNamespace("agmem", quietly = TRUE)) {
                op_max("matmul") + op_max("add") + op_max("loss_cross_entropy"))
   }
   if (length(table) != length(fitted)) stop("src/rules.c has no such rows for device ", device)
-  off <- abs(table - fitted) > pmax(0.051, 1e-4 * abs(fitted))
+  # figures written to two decimals, the trigger's place (a share) to four
+  tolerance <- ifelse(names(fitted) == "trigger_place", 5.1e-5, pmax(0.051, 1e-4 * abs(fitted)))
+  off <- abs(table - fitted) > tolerance
   cat(if (any(off)) "differs from src/rules.c:" else "src/rules.c holds these figures",
       names(fitted)[off], "\n")
   if (any(off)) quit(status = 1L)

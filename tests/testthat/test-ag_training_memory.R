@@ -64,9 +64,9 @@ reference_whole_run <- function(spec, flat, batch, optimizer, live_rules, fig, a
   # The nodes' pages, on a device whose retained figures do not hold them.
   retained <- retained + fig[["node_apart"]] * nodes
   start <- fig[["heap_start"]] + data
-  settle <- function(needed) {
-    needed <- needed + fig[["min_free_frac"]] * fig[["vsize"]]
-    trigger <- max(fig[["vsize"]], needed)
+  # Where the trigger climbs from R_VSIZE for a heap needed of at most R_VSIZE.
+  climb <- function(needed) {
+    trigger <- fig[["vsize"]]
     step <- fig[["grow_incr_min"]]
     if (fig[["grow_incr_frac"]] == 0) {
       # growths of step each: the first count of them whose end holds needed
@@ -89,6 +89,16 @@ reference_whole_run <- function(spec, flat, batch, optimizer, live_rules, fig, a
       trigger <- trigger + (step + fig[["grow_incr_frac"]] * trigger)
     }
     trigger
+  }
+  # A heap needed over R_VSIZE puts the trigger at trigger_place of its range, never below the
+  # climb of a heap needed of R_VSIZE.
+  settle <- function(needed) {
+    needed <- needed + fig[["min_free_frac"]] * fig[["vsize"]]
+    if (!(needed > fig[["vsize"]])) return(climb(needed))
+    bottom <- needed / fig[["grow_frac"]]
+    placed <- bottom + fig[["trigger_place"]] * ((fig[["grow_incr_frac"]] * bottom) +
+                                                   fig[["grow_incr_min"]])
+    max(placed, climb(fig[["vsize"]]))
   }
   # The trigger expected over the live figures' error (a normal error of sd live_sd, by
   # five-point Gauss-Hermite quadrature), summed in the C code's order.
@@ -662,9 +672,12 @@ test_that("the rule table cites a source for every row and is complete", {
   for (dev in c("cpu", "gpu")) {
     want <- c("steps", "alloc_scale", "alloc_offset", "headroom", "heap_start", "kept_excess",
               "node_step", "node_once", "node_headroom", "node_free", "node_apart", "unit_share",
-              "live_sd")
+              "live_sd", "trigger_place")
     expect_identical(sort(gc$figure[gc$device == dev & gc$backward == "any"]), sort(want))
   }
+  # Where the trigger ends in its range is a share of it.
+  place <- gc$value[gc$figure == "trigger_place"]
+  expect_true(all(place >= 0 & place <= 1))
   # The host path in resident mode has its own figures of a few kinds, each once, and its own
   # figure per parameter for every optimizer.
   own <- gc$figure[gc$backward != "any"]
@@ -1041,6 +1054,12 @@ test_that("a whole run's host peak is R's settled trigger as resident memory, wo
   expect_identical(from_object$host_regime$data_size, as.numeric(utils::object.size(x)))
   expect_gte(data$host_regime$trigger, (6447476 + 2e8 + live + 0.2 * 2^26) / 0.7)
   expect_gt(data$host_peak, mem$host_peak)
+  # That heap needed passes R_VSIZE, so the trigger ends in its range, from needed / 0.7 to 1.2
+  # times that plus 640 000 B, at 0.2433 of it (trigger_place): the widest vector is the largest
+  # tensor's 256 x 128 doubles, and every point of the error around the live bytes passes
+  # R_VSIZE too, where the place is a line in needed, so the expected trigger is the line's value.
+  bottom <- (6447476 + 2e8 + live + 8 * 256 * 128 + 0.2 * 2^26) / 0.7
+  expect_equal(data$host_regime$trigger, bottom + 0.2433 * (0.2 * bottom + 640000))
   # A run too short to fill the heap peaks at what it allocates; 3 steps are the few steps'.
   expect_identical(ag_training_memory(small, 16L, quiet = TRUE, steps = 3)$host_regime$run,
                    "few steps")
