@@ -63,6 +63,8 @@ read_runs <- function(path) {
   # tensor holds m_hat, v_hat and the expression's temporaries, each of the tensor's size, at once.
   largest <- vapply(w, function(x) max(x[-length(x)] * x[-1L]), 0)
   m$largest_adam <- ifelse(m$optimizer == "adam", largest, 0)
+  # The step's largest single vector in doubles: its largest tensor or its widest layer's values.
+  m$widest <- pmax(largest, vapply(w, max, 0) * m$batch)
   m
 }
 m <- read_runs(csv)
@@ -128,9 +130,7 @@ fitted <- c(
 # trigger read after R shrank it is below the heap's peak); the median, agmem_gc_rules'
 # trigger_place.
 trigger_place <- function(r) {
-  w <- lapply(strsplit(r$widths, "-", fixed = TRUE), as.numeric)
-  widest <- mapply(function(x, b) max(max(x) * b, max(x[-length(x)] * x[-1L])), w, r$batch)
-  needed <- r$live_full + 8 * widest + 0.2 * 67108864
+  needed <- r$live_full + 8 * r$widest + 0.2 * 67108864
   passed <- !is.na(needed) & needed > 67108864
   bottom <- needed[passed] / 0.7
   stats::median((pmax(r$trigger_end, r$heap_max)[passed] - bottom) / (0.2 * bottom + 640000))
@@ -191,27 +191,26 @@ if (requireNamespace("agmem", quietly = TRUE)) {
   op <- function(name) l$bytes[l$op %in% name]
   relu <- op("matmul") + op("add") + op("relu")
   op_max <- function(name) l$step_max[l$op %in% name]
+  # a figure of the device's own gc rows (not the host path's in resident mode)
+  gc <- rules$gc[rules$gc$device == device & rules$gc$backward == "any", ]
+  gc_fig <- function(name) gc$value[gc$figure == name]
   relu_max <- op_max("matmul") + op_max("add") + op_max("relu")
   table <- c(per("adam", "bytes"), per("sgd", "bytes"), per("sgd_plain", "bytes"), op("input"),
              relu, op("matmul") + op("add") + op("tanh"), op("matmul") + op("add") + op("loss_mse"),
              op("matmul") + op("add") + op("loss_softmax_cross_entropy"), per("adam", "retained"),
              per("sgd", "retained"), per("sgd_plain", "retained"),
              l$retained[l$op %in% "matmul"],
-             rules$gc$value[rules$gc$device == device & rules$gc$figure == "heap_start"],
-             rules$gc$value[rules$gc$device == device & rules$gc$figure == "kept_excess"],
+             gc_fig("heap_start"), gc_fig("kept_excess"),
              per("adam", "step_max"), per("sgd", "step_max"), per("sgd_plain", "step_max"),
              op_max("input"), relu_max, op_max("matmul") + op_max("add") + op_max("tanh"),
              op_max("matmul") + op_max("add") + op_max("loss_mse"),
              op_max("matmul") + op_max("add") + op_max("loss_softmax_cross_entropy"))
   if (device == "cpu") {
     table <- c(table, per("adam", "largest"), per("adam", "largest_max"),
-               rules$gc$value[rules$gc$device == device & rules$gc$figure == "live_sd"],
-               rules$gc$value[rules$gc$device == device & rules$gc$figure == "trigger_place"])
+               gc_fig("live_sd"), gc_fig("trigger_place"))
   }
   if (device == "gpu") {
-    gc_any <- rules$gc[rules$gc$device == device & rules$gc$backward == "any", ]
-    table <- c(table, gc_any$value[gc_any$figure == "node_free"],
-               gc_any$value[gc_any$figure == "trigger_place"])
+    table <- c(table, gc_fig("node_free"), gc_fig("trigger_place"))
   }
   if (length(fitted) > length(table)) {
     table <- c(table, op("matmul") + op("add") + op("loss_cross_entropy"),
