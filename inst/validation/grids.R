@@ -705,6 +705,14 @@ grid_checkpointed <- function() {
   rownames(g) <- NULL
   g
 }
+# The checkpointed runs of the held-out grid alone, segments of two, three and four layers (what
+# CI measures of it, every second: one of each length).
+grid_checkpointed_holdout <- function() {
+  g <- grid_checkpoint_holdout()
+  g <- g[startsWith(g$after, "checkpoint"), ]
+  rownames(g) <- NULL
+  g
+}
 # The same in resident mode, ag_device("gpu"): ggmlR's graph backward declines a tape that holds
 # a checkpoint (its record has no op, R/ag_checkpoint.R), so the whole backward runs on the host.
 grid_checkpoint_gpu <- function() cbind(grid_checkpoint(), device = "gpu", stringsAsFactors = FALSE)

@@ -29,7 +29,8 @@
 #   softmax and ag_cross_entropy_loss(), fitted by fit-layers.R; checkpoint: ag_checkpoint()
 #   around two layers, described by them, and the same plainly (checkpointed: the checkpointed
 #   runs alone; checkpoint_gpu: all in resident mode; checkpoint_holdout: six more stacks with
-#   segments of two to four layers, held out); collector: six holdout configurations run
+#   segments of two to four layers, held out, and checkpointed_holdout: its checkpointed runs
+#   alone); collector: six holdout configurations run
 #   with R_GC_MEM_GROW or R_VSIZE set, judged with them; --collector=ignore judges them as if
 #   they had run with R's defaults, as agmem did before it read the settings)
 #   (--every=2 runs every second configuration of the grid, the first, third, ...: CI's share
@@ -231,6 +232,7 @@ if (nzchar(opt$from_csv)) {
                 activations_holdout_gpu = grid_activations_holdout_gpu,
                 checkpoint = grid_checkpoint, checkpointed = grid_checkpointed,
                 checkpoint_holdout = grid_checkpoint_holdout,
+                checkpointed_holdout = grid_checkpointed_holdout,
                 checkpoint_gpu = grid_checkpoint_gpu,
                 collector = grid_collector)
   if (!opt$grid %in% names(grids)) {
