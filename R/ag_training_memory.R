@@ -116,7 +116,9 @@
 #'   error of `live`), `ceiling` (the resident memory it
 #'   allows), `allocated` (the bytes the run allocates, with what R's nodes
 #'   add) and `binding`
-#'   (`"collector"` or `"allocated"`: the one that is the host peak) and
+#'   (`"collector"`, `"nodes"` (in resident mode, R's collections that its
+#'   nodes set off hold the heap under the trigger) or `"allocated"`: the
+#'   one that is the host peak) and
 #'   `collector` (the settings of R's collector read from the environment
 #'   that change R's defaults, as `"NAME=VALUE"`; empty with none); for a
 #'   run of a few steps, `run` (`"few steps"`), `steps`,
@@ -228,7 +230,13 @@ host_regime <- function(fig, run, collector) {
     return(list(
       run = "whole run", steps = run[[1L]], data_size = run[[3L]], live = fig$host_held,
       trigger = fig$host_trigger, ceiling = fig$host_bound, allocated = fig$host_allocated,
-      binding = if (fig$host_allocated < fig$host_bound) "allocated" else "collector",
+      binding = if (fig$host_allocated < fig$host_bound) {
+        "allocated"
+      } else if (!is.na(fig$host_nodes)) {
+        "nodes"
+      } else {
+        "collector"
+      },
       collector = collector$set
     ))
   }
@@ -302,11 +310,11 @@ format.ag_training_memory <- function(x, units = "iec", ...) {
               regime_bytes[[1L]]),
       sprintf("   R's trigger settles at about %s, allocated over the run %s;",
               regime_bytes[[2L]], regime_bytes[[3L]]),
-      sprintf("   the peak is %s)", if (r$binding == "collector") {
-        "R's heap at that trigger, as resident memory"
-      } else {
+      sprintf("   the peak is %s)", switch(r$binding,
+        collector = "R's heap at that trigger, as resident memory",
+        nodes = "R's heap when its nodes set off a collection, under that trigger",
         "what the run allocates"
-      }),
+      )),
       sprintf("highest peak of the run %s (%sthe step's largest live heap, R's",
               regime_bytes[[5L]], planned),
       "  trigger at the top of the range it can settle in)"
@@ -364,9 +372,11 @@ print.ag_training_memory <- function(x, units = "iec", ...) {
   invisible(x)
 }
 
-# The rule tables of the C model as three data frames, `param` (bytes per parameter), `unit`
+# The rule tables of the C model as five data frames, `param` (bytes per parameter), `unit`
 # (bytes per unit and sample), each row with its basis, citation and source-counted allocations,
-# and `gc` (the host's garbage-collection figures): for tests, inspection and inst/validation.
+# `gc` (the host's garbage-collection figures), `live` (a whole run's live, retained and step's
+# largest bytes and R's nodes) and `host` (the host's allocation in resident mode): for tests,
+# inspection and inst/validation.
 training_rules <- function() {
   rules <- .Call(agmem_training_rules)
   lapply(rules, as.data.frame, stringsAsFactors = FALSE)

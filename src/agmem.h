@@ -275,6 +275,20 @@ extern const agmem_gc_rule agmem_gc_rules[];
 extern const R_xlen_t agmem_n_gc_rules;
 extern const agmem_live_rule agmem_live_rules[];
 extern const R_xlen_t agmem_n_live_rules;
+
+/* The bytes R's vector heap gains on the host of a device whose graph backward runs there
+   (resident mode), measured with R's triggers out of reach: `once` over the run (building the
+   model and the optimizer, the loop's first calls) and `step` a training step; per parameter for
+   an optimizer (op NULL), per unit and sample of an op, or fixed (op NULL, optimizer AGMEM_ANY).
+   A model with an op that has no row here is not counted so (model.c, node_first()). */
+typedef struct {
+    int device, optimizer;
+    const char *op;
+    double once, step;
+    const char *cite;
+} agmem_host_rule;
+extern const agmem_host_rule agmem_host_rules[];
+extern const R_xlen_t agmem_n_host_rules;
 int agmem_param_rule_matches(const agmem_param_rule *r, int optimizer, int device,
                              int host_device, int dtype, int backward, int device_backward);
 int agmem_rule_place_matches(int rule_device, int where, int rule_backward, int device,
@@ -323,6 +337,10 @@ typedef struct {
     const double *max_unit;     /* ... and the step's largest live bytes per unit and sample */
     double nodes_fixed;         /* R cons cells a step allocates that do not grow with the batch */
     double nodes_sample;        /* ... and per sample */
+    int host_counted;           /* whether agmem_host_rules count every op of the model ... */
+    double host_once;           /* ... then the host's vector bytes allocated once ... */
+    double host_step;           /* ... and a step, those that do not grow with the batch ... */
+    const double *host_unit;    /* ... and per op, per unit and sample */
 } agmem_model;
 
 /* Why agmem_model_eval() stopped: the code, and the op (0-based) or component it concerns. */
@@ -338,7 +356,7 @@ void agmem_model_read(SEXP shapes, SEXP units, SEXP ops, SEXP optimizer, SEXP de
                       SEXP dtype, SEXP run, agmem_model *m);
 /* The parts of the host's regime agmem_model_eval() writes, in order. */
 enum { AGMEM_REGIME_HELD, AGMEM_REGIME_ALLOCATED, AGMEM_REGIME_BOUND, AGMEM_REGIME_TRIGGER,
-       AGMEM_REGIME_HIGH, AGMEM_N_REGIME };
+       AGMEM_REGIME_HIGH, AGMEM_REGIME_NODES, AGMEM_N_REGIME };
 int agmem_model_eval(const agmem_model *m, double batch, agmem_cells *c,
                      double peak[AGMEM_N_WHERE], double regime[AGMEM_N_REGIME],
                      agmem_model_fail *fail);

@@ -269,6 +269,66 @@ static double node_growth(const agmem_model *m, double batch)
     return growth > 0.0 ? growth : 0.0;
 }
 
+/* The race of R's two triggers over a whole run of model m at a batch, when agmem counts its
+   host's allocation (m->host_counted: resident mode, whose steps' R objects are many nodes and
+   few bytes). Every collection, whichever trigger set it off, frees the vectors' garbage and the
+   nodes'. The nodes reach their trigger once the run has allocated `node_headroom` over those in
+   use at its start (`node_once` of them once, then per step m's node figures); the vectors once
+   the heap has `room` bytes over the start (R's trigger less the start). Until the first node
+   collection the heap holds what the run allocated once and in its steps so far
+   (agmem_host_rules); after it, the live heap and what a headroom of nodes' worth of steps
+   allocates. When that stays under `room`, the nodes set off every collection: the heap peaks
+   at the larger of the two, and the nodes at the headroom (or at what a shorter run allocated).
+   Otherwise the vectors do: the heap reaches `room`, and the nodes peak at what the steps
+   before the first vector collection allocated with the run's once, or between two, never over
+   the headroom. Writes the heap's peak over the start into *heap and the nodes' into *nodes,
+   and returns 1; returns 0, writing nothing, when m's host allocation is not counted or a step
+   allocates no nodes. Plain C. */
+static int node_race(const agmem_model *m, double batch, double live, double room, double *heap,
+                     double *nodes)
+{
+    const double *fig = m->gc;
+    double per_step = agmem_keep(m->nodes_fixed + agmem_keep(batch * m->nodes_sample));
+    if (!m->host_counted || !(per_step > 0.0))
+        return 0;
+    double step = m->host_step;
+    for (R_xlen_t i = 0; i < m->n_ops; i++)
+        step = agmem_keep(step + agmem_keep(op_count(m, i, batch) * m->host_unit[i]));
+    double headroom = fig[AGMEM_GC_NODE_HEADROOM], once = fig[AGMEM_GC_NODE_ONCE];
+    double made = agmem_keep(once + agmem_keep(m->steps * per_step));
+    double most_nodes = made < headroom ? made : headroom;
+    double before = agmem_keep(agmem_keep(headroom - once) / per_step);
+    if (!(before > 0.0))
+        before = 0.0;
+    double held = agmem_keep(m->host_once +
+                             agmem_keep((before < m->steps ? before : m->steps) * step));
+    if (m->steps > before) {
+        double between = agmem_keep(headroom / per_step);
+        double later = agmem_keep(live +
+                                  agmem_keep((between < m->steps ? between : m->steps) * step));
+        if (later > held)
+            held = later;
+    }
+    if (held < room) {
+        *heap = held;
+        *nodes = most_nodes;
+        return 1;
+    }
+    *heap = room;
+    double n = most_nodes;
+    if (step > 0.0) {
+        double to_first = agmem_keep(room - m->host_once), to_next = agmem_keep(room - live);
+        double first = agmem_keep(once + agmem_keep(per_step * agmem_keep(
+                                                        (to_first > 0.0 ? to_first : 0.0) / step)));
+        double next = agmem_keep(per_step * agmem_keep((to_next > 0.0 ? to_next : 0.0) / step));
+        double seen = first > next ? first : next;
+        if (seen < n)
+            n = seen;
+    }
+    *nodes = n;
+    return 1;
+}
+
 /* The host peak of a whole run, for a device with the gc figures of that regime
    (AGMEM_GC_WHOLE_RUN). The heap in use when the loop starts is R's and ggmlR's (heap_start)
    and the data the session holds (m->data); each step leaves garbage that R keeps until its heap
@@ -280,9 +340,12 @@ static double node_growth(const agmem_model *m, double batch)
    (`kept`, per parameter and per unit and sample: glibc raises its mmap threshold to the largest
    block freed, so later blocks come from its heap, which it does not give back while it is
    fragmented), and on a device whose retained figures do not hold them (node_apart: "gpu",
-   whose steps make far more nodes than vectors) the nodes' pages. A run too short to fill the
-   heap peaks at what it allocated, with the nodes it allocated (node_growth()):
-       peak = min(allocated + nodes, trigger - heap_start - data + kept [+ nodes]).
+   whose steps make far more nodes than vectors) the nodes' pages (node_growth(); or, where the
+   host's allocation is counted, node_bytes times the nodes at their most less node_free, from
+   node_race(), which also puts the heap under the trigger when R's node collections come
+   first: `room`). A run too short to fill the heap peaks at what it allocated, with the nodes'
+   pages:
+       peak = min(allocated + nodes, min(trigger - heap_start - data, room) + kept [+ nodes]).
    The highest peak the run can reach (`high`, what the planners plan on) takes the step's
    largest live heap (the max rules, which count the allocation that sets a collection off),
    the top of the trigger's range for it (trigger_top()) and the most the C allocator was seen
@@ -290,7 +353,9 @@ static double node_growth(const agmem_model *m, double batch)
    run too short to fill the heap: the source's counts, fitted on three steps, and the nodes'
    growth, fitted on two runs, are the least sure part of the model:
        high = max(peak, top - heap_start - data + kept + kept_excess).
-   Writes peak, live, allocated, the ceiling, the trigger and high into out. Plain C. */
+   Writes peak, live, allocated, the ceiling, the trigger, high and the heap R's node
+   collections hold the run to (NA when its vectors reach their trigger first) into out.
+   Plain C. */
 static void whole_run(const agmem_model *m, double batch, double allocated, double *out)
 {
     const double *fig = m->gc;
@@ -303,14 +368,27 @@ static void whole_run(const agmem_model *m, double batch, double allocated, doub
         if (units > widest)
             widest = units;
     }
-    double nodes = node_growth(m, batch);
-    allocated = agmem_keep(allocated + nodes);
-    /* the nodes' pages, where the allocator's retained figures do not hold them */
-    kept = agmem_keep(kept + agmem_keep(fig[AGMEM_GC_NODE_APART] * nodes));
     double start = agmem_keep(fig[AGMEM_GC_HEAP_START] + m->data);
     double needed = agmem_keep(agmem_keep(start + live) + agmem_keep(8.0 * widest));
     double trigger = expected_trigger(fig, needed);
-    double ceiling = agmem_keep(agmem_keep(trigger - start) + kept);
+    /* the heap over the start, up to the trigger, and the nodes' pages: from the race of the
+       two triggers where the host's allocation is counted, else node_growth() */
+    double room = agmem_keep(trigger - start), heap, in_use, nodes, held = NA_REAL;
+    if (node_race(m, batch, live, room, &heap, &in_use)) {
+        if (heap < room)
+            held = heap;
+        room = heap;
+        nodes = agmem_keep(agmem_keep(fig[AGMEM_GC_NODE_BYTES] * in_use) -
+                           fig[AGMEM_GC_NODE_FREE]);
+        if (!(nodes > 0.0))
+            nodes = 0.0;
+    } else {
+        nodes = node_growth(m, batch);
+    }
+    allocated = agmem_keep(allocated + nodes);
+    /* the nodes' pages, where the allocator's retained figures do not hold them */
+    kept = agmem_keep(kept + agmem_keep(fig[AGMEM_GC_NODE_APART] * nodes));
+    double ceiling = agmem_keep(room + kept);
     double top = trigger_top(fig, agmem_keep(start + most));
     double high = agmem_keep(agmem_keep(agmem_keep(top - start) + kept) +
                              fig[AGMEM_GC_KEPT_EXCESS]);
@@ -320,6 +398,7 @@ static void whole_run(const agmem_model *m, double batch, double allocated, doub
     out[1 + AGMEM_REGIME_BOUND] = ceiling;
     out[1 + AGMEM_REGIME_TRIGGER] = trigger;
     out[1 + AGMEM_REGIME_HIGH] = high > out[0] ? high : out[0];
+    out[1 + AGMEM_REGIME_NODES] = held;
 }
 
 /* Whether model m's host peak is a whole run's (whole_run()) rather than a few steps'
@@ -358,11 +437,62 @@ static int host_regime(const agmem_model *m, const agmem_cells *c, double batch,
         whole_run(m, batch, allocated, out);
     else
         few_steps(m, collected, allocated, out);
-    /* out[0] is the peak, out[1 + AGMEM_REGIME_*] the parts; a few steps have no trigger */
+    /* out[0] is the peak, out[1 + AGMEM_REGIME_*] the parts; a few steps have no trigger, and
+       a run whose vectors reach their trigger no heap that R's node collections hold */
     for (int i = 0; i <= AGMEM_N_REGIME; i++)
-        if (!R_FINITE(out[i]) && (whole || i != 1 + AGMEM_REGIME_TRIGGER))
+        if (!R_FINITE(out[i]) && i != 1 + AGMEM_REGIME_NODES &&
+            (whole || i != 1 + AGMEM_REGIME_TRIGGER))
             return 0;
     return 1;
+}
+
+/* The host's allocation of model m in resident mode, from agmem_host_rules (the rows of m's
+   device, for a model whose backward is the graph's; the model's optimizer `opt`): the bytes
+   allocated once and a step, fixed and per parameter, and per op a step per unit and sample.
+   Sets m->host_counted only when m has ops and every one has a row there; otherwise leaves the
+   host's allocation uncounted (0). Reads m's device, backward path, params and ops. */
+static void read_host_rules(agmem_model *m, int opt)
+{
+    m->host_counted = 0;
+    m->host_once = 0.0;
+    m->host_step = 0.0;
+    m->host_unit = NULL;
+    if (m->backward != AGMEM_BACKWARD_GRAPH || m->n_ops < 1)
+        return;
+    double once = 0.0, step = 0.0;
+    for (R_xlen_t j = 0; j < agmem_n_host_rules; j++) {
+        const agmem_host_rule *r = &agmem_host_rules[j];
+        if (r->device != m->device || r->op != NULL)
+            continue;
+        if (r->optimizer == AGMEM_ANY) {
+            once = agmem_keep(once + r->once);
+            step = agmem_keep(step + r->step);
+        } else if (r->optimizer == opt) {
+            once = agmem_keep(once + agmem_keep(m->params * r->once));
+            step = agmem_keep(step + agmem_keep(m->params * r->step));
+        }
+    }
+    double *unit = (double *) R_alloc(m->n_ops > 0 ? (size_t) m->n_ops : 1, sizeof(double));
+    for (R_xlen_t i = 0; i < m->n_ops; i++) {
+        const char *op = agmem_unit_rules[m->first[i]].op;
+        int found = 0;
+        unit[i] = 0.0;
+        for (R_xlen_t j = 0; j < agmem_n_host_rules; j++) {
+            const agmem_host_rule *r = &agmem_host_rules[j];
+            if (r->device == m->device && r->op != NULL && strcmp(r->op, op) == 0) {
+                unit[i] = agmem_keep(unit[i] + r->step);
+                found = 1;
+            }
+        }
+        if (!found)
+            return;
+    }
+    if (!R_FINITE(once) || !R_FINITE(step))
+        return;
+    m->host_counted = 1;
+    m->host_once = once;
+    m->host_step = step;
+    m->host_unit = unit;
 }
 
 /* R's collector settings of run (elements 4 to 6: R_VSIZE in bytes, R_VGrowFrac and
@@ -621,6 +751,7 @@ void agmem_model_read(SEXP shapes, SEXP units, SEXP ops, SEXP optimizer, SEXP de
     m->live_unit = live;
     m->kept_unit = kept;
     m->max_unit = most;
+    read_host_rules(m, opt);
 }
 
 /* The figures of model m (from agmem_model_read()) at batch size `batch` (a whole number >= 1):
@@ -698,8 +829,11 @@ int agmem_model_eval(const agmem_model *m, double batch, agmem_cells *c,
    parts: host_held (the bytes live at a collection in a whole run, the sum of the host cells in
    a few steps), host_allocated, host_bound (the collector's ceiling, or the first trigger's
    headroom), host_trigger (R's settled trigger; NA in a few steps), host_high (the highest peak
-   of the run, what the planners plan on; host_peak in a few steps or without gc figures), the
-   others NA on a device without gc figures, and host_run ("whole run", "few steps" or NA).
+   of the run, what the planners plan on; host_peak in a few steps or without gc figures),
+   host_nodes (the vector heap over the start that R's node collections hold a whole run to,
+   node_race(); NA where its vectors reach their trigger first, in a few steps, or where the
+   host's allocation is not counted), the others NA on a device without gc figures, and
+   host_run ("whole run", "few steps" or NA).
    Refuses what agmem_model_read() refuses and any figure that is not finite, with an R error
    naming the argument. */
 SEXP agmem_training_memory(SEXP shapes, SEXP units, SEXP ops, SEXP batch_size, SEXP optimizer,
@@ -737,7 +871,7 @@ SEXP agmem_training_memory(SEXP shapes, SEXP units, SEXP ops, SEXP batch_size, S
 
     const char *names[] = {"params", "host_peak", "device_peak", "component", "where", "bytes",
                            "source_only", "host_held", "host_allocated", "host_bound",
-                           "host_trigger", "host_high", "host_run", ""};
+                           "host_trigger", "host_high", "host_nodes", "host_run", ""};
     SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
     SET_VECTOR_ELT(out, 0, Rf_ScalarReal(m.params));
     SET_VECTOR_ELT(out, 1, Rf_ScalarReal(peak[AGMEM_HOST]));
@@ -752,7 +886,7 @@ SEXP agmem_training_memory(SEXP shapes, SEXP units, SEXP ops, SEXP batch_size, S
     SET_VECTOR_ELT(out, 6, source);
     for (int i = 0; i < AGMEM_N_REGIME; i++)
         SET_VECTOR_ELT(out, 7 + i, Rf_ScalarReal(regime[i]));
-    SET_VECTOR_ELT(out, 12, Rf_ScalarString(
+    SET_VECTOR_ELT(out, 7 + AGMEM_N_REGIME, Rf_ScalarString(
         !m.has_gc ? NA_STRING : run_is_whole(&m) ? Rf_mkChar("whole run") :
         Rf_mkChar("few steps")));
     int r = 0;

@@ -16,7 +16,7 @@ static SEXP column(SEXP list, int col, SEXPTYPE type, R_xlen_t n)
     return v;
 }
 
-/* .Call entry of the internal training_rules(): the four tables of rules.c as a list of four
+/* .Call entry of the internal training_rules(): the five tables of rules.c as a list of five
    lists of columns. `param`: optimizer, device, dtype ("any" for a wildcard), component,
    where, bytes (per parameter), basis ("measured" or "source only"), cite, alloc_step,
    alloc_once and backward (the path of backward() the row holds on: "graph", "host" or "any").
@@ -26,10 +26,12 @@ static SEXP column(SEXP list, int col, SEXPTYPE type, R_xlen_t n)
    parameter tensor), nodes_sample, backward, and largest and largest_max (per scalar of the
    model's largest tensor, in a per-parameter row). A gc or live row of backward "any" is a
    device's host figure; one of "host" or "graph" is a model's own on that device and path.
-   Takes no argument. */
+   `host`: device, optimizer ("any"), op (NA for a per-parameter or fixed row), once and step
+   (the host's bytes allocated in resident mode, agmem_host_rules) and cite. Takes no
+   argument. */
 SEXP agmem_training_rules(void)
 {
-    const char *outer[] = {"param", "unit", "gc", "live", ""};
+    const char *outer[] = {"param", "unit", "gc", "live", "host", ""};
     const char *pcols[] = {"optimizer", "device", "dtype", "component", "where", "bytes",
                            "basis", "cite", "alloc_step", "alloc_once", "backward", ""};
     const char *ucols[] = {"op", "device", "component", "where", "bytes", "basis", "cite",
@@ -38,6 +40,7 @@ SEXP agmem_training_rules(void)
     const char *lcols[] = {"device", "optimizer", "op", "bytes", "cite", "retained", "step_max",
                            "nodes", "nodes_sample", "backward", "largest",
                            "largest_max", ""};
+    const char *hcols[] = {"device", "optimizer", "op", "once", "step", "cite", ""};
     SEXP out = PROTECT(Rf_mkNamed(VECSXP, outer));
 
     R_xlen_t np = agmem_n_param_rules;
@@ -115,6 +118,22 @@ SEXP agmem_training_rules(void)
         SET_STRING_ELT(l_col[9], i, Rf_mkChar(agmem_backward_names[r->backward]));
         REAL(l_col[10])[i] = r->largest;
         REAL(l_col[11])[i] = r->largest_max;
+    }
+
+    R_xlen_t nh = agmem_n_host_rules;
+    SEXP h = Rf_mkNamed(VECSXP, hcols);
+    SET_VECTOR_ELT(out, 4, h);
+    SEXP h_col[6];
+    for (int c = 0; c < 6; c++)
+        h_col[c] = column(h, c, (c == 3 || c == 4) ? REALSXP : STRSXP, nh);
+    for (R_xlen_t i = 0; i < nh; i++) {
+        const agmem_host_rule *r = &agmem_host_rules[i];
+        SET_STRING_ELT(h_col[0], i, code_name(r->device, agmem_device_names));
+        SET_STRING_ELT(h_col[1], i, code_name(r->optimizer, agmem_optimizer_names));
+        SET_STRING_ELT(h_col[2], i, r->op == NULL ? NA_STRING : Rf_mkChar(r->op));
+        REAL(h_col[3])[i] = r->once;
+        REAL(h_col[4])[i] = r->step;
+        SET_STRING_ELT(h_col[5], i, Rf_mkChar(r->cite));
     }
     UNPROTECT(1);
     return out;

@@ -876,10 +876,11 @@ const agmem_gc_rule agmem_gc_rules[] = {
      "issue #15 measurement (long fit grid in resident mode, measurements-long-fit-gpu.csv): "
      "R's vector heap in use once R and ggmlR are loaded and ag_device(\"gpu\") is set, the "
      "median over the runs of gc()'s Vcells used at the start less the data set (6.66 to 6.74 MB)"},
-    {GPU, AGMEM_GC_KEPT_EXCESS, 89756253,
+    {GPU, AGMEM_GC_KEPT_EXCESS, 86987935,
      "issue #15 measurement (long fit grid in resident mode, measurements-long-fit-gpu.csv): the "
      "most the host's resident memory over R's heap peak went past the fitted figures "
-     "(retained, agmem_live_rules), 89.76 MB in 128 runs (1536-10, sgd_plain, "
+     "(retained, agmem_live_rules, and the nodes' pages), 86.99 MB in 128 runs (1536-10, "
+     "sgd_plain, "
      "batch 2048, 350.4 MB; the same run made twice more peaked at 272.8 MB both times); the "
      "highest peak allows for it"},
     {GPU, AGMEM_GC_NODE_STEP, 5505,
@@ -896,12 +897,18 @@ const agmem_gc_rule agmem_gc_rules[] = {
      "issue #15 measurement (measure-nodes.R --device=gpu, measurements-nodes-gpu.csv, the "
      "three runs under R's default triggers): R's node trigger less the nodes in use where "
      "measure-long.R takes its baseline, 546830 to 548532, the median"},
-    {GPU, AGMEM_GC_NODE_FREE, 25916572,
+    {GPU, AGMEM_GC_NODE_BYTES, 61.48,
      "issue #15 measurement (long fit grid in resident mode, measurements-long-fit-gpu.csv): "
-     "the bytes of nodes that fill memory the process already holds: every run reached R's "
-     "node trigger, so its nodes' pages are node_bytes times node_headroom less this, the "
-     "intercept of the fit of the RSS peak less the pools and R's vector heap (4.77 MB, "
-     "standard error 1.72)"},
+     "the resident memory a node in use at the run's most adds, fitted with the RSS peak less "
+     "the pools and R's vector heap on the most nodes each run had in use over its start "
+     "(gc()'s Ncells \"max used\": 143 599 to 549 268, R's node trigger in 38 of the 128 "
+     "runs, fewer where the vectors set off the collections first; standard error 10.06): a "
+     "node's 56 bytes and the pages it holds"},
+    {GPU, AGMEM_GC_NODE_FREE, 20187401,
+     "issue #15 measurement (long fit grid in resident mode, measurements-long-fit-gpu.csv): "
+     "the bytes of nodes that fill memory the process already holds: the nodes' pages are "
+     "node_bytes times the nodes in use at the run's most (model.c's node_race()) less this, "
+     "the intercept of the same fit (standard error 4.36 MB)"},
     {GPU, AGMEM_GC_NODE_APART, 1,
      "issue #15 measurement (long fit grid in resident mode, measurements-long-fit-gpu.csv): "
      "the pages of R's nodes are counted apart from the allocator's retained figures, which "
@@ -1208,17 +1215,17 @@ const agmem_live_rule agmem_live_rules[] = {
     {GPU, ADAM, NULL, 12.84,
      "issue #15 measurement (long fit grid in resident mode): live host bytes per parameter "
      "with optimizer_adam() (the weights and moments are on the device; the gradients backward() "
-     "hands back to R); retained by the allocator: 1.21; the step's largest: 0.12; "
-     "nodes per parameter tensor: 1732", 1.21, 0.12, 1732, 0},
+     "hands back to R); retained by the allocator: -2.81; the step's largest: 0.12; "
+     "nodes per parameter tensor: 1732", -2.81, 0.12, 1732, 0},
     {GPU, SGD, NULL, 20.35,
      "issue #15 measurement (long fit grid in resident mode): live host bytes per parameter "
-     "with optimizer_sgd() and momentum; retained by the allocator: 24.67; the step's "
-     "largest: 19.82; nodes per parameter tensor: 51", 24.67, 19.82, 51,
+     "with optimizer_sgd() and momentum; retained by the allocator: 27.68; the step's "
+     "largest: 19.82; nodes per parameter tensor: 51", 27.68, 19.82, 51,
      0},
     {GPU, SGD_PLAIN, NULL, 16.74,
      "issue #15 measurement (long fit grid in resident mode): live host bytes per parameter "
-     "with optimizer_sgd() without momentum; retained by the allocator: 11.02; the "
-     "step's largest: 25.07", 11.02, 25.07, 0, 0},
+     "with optimizer_sgd() without momentum; retained by the allocator: 15.30; the "
+     "step's largest: 25.07", 15.30, 25.07, 0, 0},
     /* The host path in resident mode (a batch norm or a layer norm with device "gpu"): these
        rows take the place of device "cpu"'s per-parameter rows, whose per-unit rows hold at the
        share agmem_gc_rules gives (fit-layers.R, measurements-layers-host-gpu.csv). */
@@ -1244,12 +1251,12 @@ const agmem_live_rule agmem_live_rules[] = {
     {GPU, ANY, "input", 15.56,
      "issue #15 measurement (long fit grid in resident mode): per input unit and sample, the "
      "mini-batch R subsets and the copy ag_tensor() uploads; retained by the allocator: "
-     "9.55, as every unit; the step's largest: 24.01", 9.55, 24.01},
+     "12.42, as every unit; the step's largest: 24.01", 12.42, 24.01},
     {GPU, ANY, "matmul", 0,
      "issue #15 measurement (long fit grid in resident mode): a layer's values live on the "
      "device (fitted per hidden unit and sample: -6.1 for relu, standard error 4.9; -0.2 for "
-     "tanh, 4.5; so 0); retained by the allocator: 9.55 per unit and sample, as every "
-     "unit; nodes: an ag_linear()'s graph ops (its matmul, add and tensors)", 9.55, 0,
+     "tanh, 4.5; so 0); retained by the allocator: 12.42 per unit and sample, as every "
+     "unit; nodes: an ag_linear()'s graph ops (its matmul, add and tensors)", 12.42, 0,
      10375, 0},
     {GPU, ANY, "add", 0,
      "issue #15 measurement (long fit grid in resident mode): on the device, with the matmul",
@@ -1297,27 +1304,28 @@ const agmem_live_rule agmem_live_rules[] = {
     {GPU, ANY, "attention", 26.45,
      "issue #16 measurement (attention's fit grids in resident mode, fit-layers.R): per unit of "
      "d_model and sample, the downloads of Q, K and V and the gradients R holds; retained by "
-     "the allocator: 50.40; the step's largest, bounded: 42.04", 50.40, 42.04, 0, 0},
+     "the allocator: 79.03; the step's largest, bounded: 42.04", 79.03, 42.04, 0, 0},
     {GPU, ANY, "attention_one_head", 6.09,
      "issue #16 measurement (attention's fit grids in resident mode, fit-layers.R): as "
-     "attention_block's, per unit of d_model and sample of its one head; retained: 9.43; the "
-     "step's largest, bounded: 17.67", 9.43, 17.67, 0, 0},
+     "attention_block's, per unit of d_model and sample of its one head; retained: 3.66; the "
+     "step's largest, bounded: 17.67", 3.66, 17.67, 0, 0},
     {GPU, ANY, "attention_block", 6.09,
      "issue #16 measurement (attention's fit grids in resident mode, fit-layers.R): per head, "
-     "unit of d_model and sample; retained: 9.43; the step's largest, bounded: 17.67; nodes: "
-     "the head's placement and sum", 9.43, 17.67, 4835, 0},
+     "unit of d_model and sample; retained: 3.66; the step's largest, bounded: 17.67; nodes: "
+     "the head's placement and sum", 3.66, 17.67, 4835, 0},
     {GPU, ANY, "attention_head", 0,
      "issue #16 measurement (attention's fit grids in resident mode, fit-layers.R): its scores "
      "live on the device; nodes: the head's slices, scores, softmax and weighted sum, each op "
      "and its graph objects", 0, 0, 40709, 0},
     {GPU, ANY, "attention_slices", 0,
-     "issue #16 measurement (attention's fit grids in resident mode, fit-layers.R): fitted "
-     "below 0 per d_model x d_model unit, written 0; nodes: the attention's projections and "
-     "their graph objects, once", 0, 0, 24286, 0},
+     "issue #16 measurement (attention's fit grids in resident mode, fit-layers.R): nothing "
+     "live per d_model x d_model unit (fitted below 0, written 0); retained by the allocator: "
+     "0.36; nodes: the attention's projections and their graph objects, once", 0.36, 0, 24286,
+     0},
     {GPU, ANY, "attention_concat", 11.81,
      "issue #16 measurement (attention's fit grids in resident mode, fit-layers.R): per d_model "
-     "x d_model unit of an attention of more than one head; retained: fitted below 0, written "
-     "0; the step's largest, bounded: 19.33", 0, 19.33, 0, 0},
+     "x d_model unit of an attention of more than one head; retained: 7.82; the step's "
+     "largest, bounded: 19.33", 7.82, 19.33, 0, 0},
     {GPU, ANY, "attention_causal", 31.96,
      "issue #16 measurement (causal fit grid in resident mode, fit-layers.R: 100-step runs, "
      "measurements-attention-causal-gpu.csv, 26.7 to 37.1 a pair in the runs of 65 536 pairs "
@@ -1340,6 +1348,51 @@ const agmem_live_rule agmem_live_rules[] = {
      "sample", 11.27, 26.09, 172, 10},
 };
 const R_xlen_t agmem_n_live_rules = sizeof agmem_live_rules / sizeof agmem_live_rules[0];
+
+/* The host's allocation in resident mode (agmem_host_rule), by least squares on the long fit
+ * grid run with ag_device("gpu") and R's triggers out of reach (validate-long.R
+ * --grid=host_alloc_gpu, measurements-host-alloc-gpu.csv: each of its 126 configurations run
+ * for 3 and for 8 steps with R_VSIZE=8G and R_NSIZE=40000000 in the environment, so that nothing
+ * is collected; gc()'s Vcells "max used" over the baseline, less 3 steps' worth, is what the run
+ * allocated once, and a fifth of the two runs' difference what a step allocates; fit-long.R
+ * fits and checks them). Residuals: once, 0.05 MB at most; a step, 0.49 MB at most. */
+const agmem_host_rule agmem_host_rules[] = {
+    /* device, optimizer, op (NULL: per parameter, or fixed with AGMEM_ANY), once, step, cite */
+    {GPU, ANY, NULL, 682344, 76790,
+     "issue #15 measurement (measurements-host-alloc-gpu.csv): the fit's intercepts, what a "
+     "run allocates once and a step whatever its model (ggmlR's and the loop's own objects)"},
+    {GPU, ADAM, NULL, 72.00, 0.01,
+     "issue #15 measurement (measurements-host-alloc-gpu.csv): per parameter with "
+     "optimizer_adam(), nine doubles once (the weights made in R and sent to the device, and "
+     "the moments' zeros) and nothing a step: its update runs on the device"},
+    {GPU, SGD, NULL, 31.99, 64.01,
+     "issue #15 measurement (measurements-host-alloc-gpu.csv): per parameter with "
+     "optimizer_sgd() and momentum, four doubles once and eight a step: its update runs in R "
+     "on the weights it downloads"},
+    {GPU, SGD_PLAIN, NULL, 31.99, 48.01,
+     "issue #15 measurement (measurements-host-alloc-gpu.csv): per parameter with "
+     "optimizer_sgd() without momentum, four doubles once and six a step"},
+    {GPU, ANY, "input", 0, 16.10,
+     "issue #15 measurement (measurements-host-alloc-gpu.csv): per input unit and sample, two "
+     "doubles a step: the mini-batch's subset of the data and its upload"},
+    {GPU, ANY, "matmul", 0, 0,
+     "issue #15 measurement (measurements-host-alloc-gpu.csv): the hidden layers' values stay "
+     "on the device (fitted with a term per hidden unit and sample: -0.01, standard error "
+     "0.06; written 0)"},
+    {GPU, ANY, "add", 0, 0,
+     "issue #15 measurement (measurements-host-alloc-gpu.csv): with matmul"},
+    {GPU, ANY, "relu", 0, 0,
+     "issue #15 measurement (measurements-host-alloc-gpu.csv): with matmul"},
+    {GPU, ANY, "tanh", 0, 0,
+     "issue #15 measurement (measurements-host-alloc-gpu.csv): with matmul"},
+    {GPU, ANY, "loss_mse", 0, 15.90,
+     "issue #15 measurement (measurements-host-alloc-gpu.csv): per output unit and sample, two "
+     "doubles a step: the targets' subset and their upload"},
+    {GPU, ANY, "loss_softmax_cross_entropy", 0, 108.27,
+     "issue #15 measurement (measurements-host-alloc-gpu.csv): per output unit and sample, "
+     "13.5 doubles a step: the targets and the loss's own values in R"},
+};
+const R_xlen_t agmem_n_host_rules = sizeof agmem_host_rules / sizeof agmem_host_rules[0];
 
 /* Whether a rule of device rule_device, into place `where`, for backward path rule_backward,
    applies to a model on `device` whose backward takes path `backward` on the host and whose

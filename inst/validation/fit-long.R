@@ -3,14 +3,16 @@
 #   Rscript inst/validation/fit-long.R [inst/validation/measurements-long-fit.csv]
 #   Rscript inst/validation/fit-long.R inst/validation/measurements-long-fit-gpu.csv \
 #     inst/validation/measurements-step-max-gpu.csv \
-#     inst/validation/measurements-activations-wide-gpu.csv  # device "gpu", the graph backward
+#     inst/validation/measurements-activations-wide-gpu.csv \
+#     inst/validation/measurements-host-alloc-gpu.csv  # device "gpu", the graph backward
 #
 # In resident mode (the runs' device "gpu") the host is the RSS growth less the device pools
 # (pass_pool and persistent_pool, host memory on ggml's CPU backend), and the figures are
 # compared with the rows of device "gpu"; the hidden layers are left out of the live and
-# step_max fits (their values are on the device), the retained fit has an intercept (the pages
-# of R's nodes, which every run fills to R's node trigger) that gives node_free, and a third
-# csv gives the cross-entropy's figures over the fused loss's.
+# step_max fits (their values are on the device), the retained fit has a term per node in use at
+# the run's most and an intercept (the pages of R's nodes) that give node_bytes and node_free, a
+# third csv gives the cross-entropy's figures over the fused loss's, and a fourth the host's
+# allocation (agmem_host_rules, below).
 # Prints, by least squares on the runs of measure-long.R (100 steps each):
 #   - the bytes live at R's full collections (the largest "vectors used" gcinfo() reported after a
 #     level-2 collection, less the heap at the start) per parameter for each optimizer and per
@@ -98,10 +100,14 @@ st$most <- st$live_step_max - st$heap0
 most <- stats::lm(by_kind("most"), data = st)
 m$units <- m$inp + m$hid + m$out
 # In resident mode a step makes far more R nodes than vector bytes (the graph's R objects), and
-# every run reaches R's node trigger: their pages are the same in every run, the fit's intercept,
-# which is node_bytes times node_headroom less node_free (agmem_gc_rules).
+# their pages are part of the resident memory over R's heap: by the most nodes the run had in use
+# over the start (gc()'s Ncells "max used" less those at the baseline; R's node trigger in a
+# run whose nodes set off its collections, fewer where its vectors did), the fit's term per node
+# and its intercept, node_bytes and node_free (agmem_gc_rules: node_bytes times the nodes less
+# node_free).
 over <- if (device == "gpu") {
-  stats::lm(over ~ 1 + params:optimizer + units, data = m)
+  m$nodes <- m$nodes_max - m$nodes0
+  stats::lm(over ~ 1 + params:optimizer + units + nodes, data = m)
 } else {
   stats::lm(over ~ 0 + params:optimizer + units, data = m)
 }
@@ -141,11 +147,8 @@ if (device == "cpu") {
               live_sd = stats::sd(stats::residuals(live)), trigger_place = trigger_place(m))
 }
 if (device == "gpu") {
-  # measure-nodes.R's figures: 56 bytes a node, R's node trigger 548 024 nodes over those in use
-  # at the loop's start (node_headroom); a run allocates 208 478 once and 5 505 a step at least.
-  stopifnot(208478 + 100 * 5505 >= 548024)
-  fitted <- c(fitted, node_free = 56 * 548024 - coef(over)[["(Intercept)"]],
-              trigger_place = trigger_place(m))
+  fitted <- c(fitted, node_bytes = coef(over)[["nodes"]],
+              node_free = -coef(over)[["(Intercept)"]], trigger_place = trigger_place(m))
 }
 # The cross-entropy in resident mode (a third csv, measurements-activations-wide-gpu.csv: four
 # stacks of wide outputs, each with the fused loss and with ag_cross_entropy_loss(), 100 steps and
@@ -210,7 +213,7 @@ if (requireNamespace("agmem", quietly = TRUE)) {
                gc_fig("live_sd"), gc_fig("trigger_place"))
   }
   if (device == "gpu") {
-    table <- c(table, gc_fig("node_free"), gc_fig("trigger_place"))
+    table <- c(table, gc_fig("node_bytes"), gc_fig("node_free"), gc_fig("trigger_place"))
   }
   if (length(fitted) > length(table)) {
     table <- c(table, op("matmul") + op("add") + op("loss_cross_entropy"),
@@ -224,4 +227,57 @@ if (requireNamespace("agmem", quietly = TRUE)) {
   cat(if (any(off)) "differs from src/rules.c:" else "src/rules.c holds these figures",
       names(fitted)[off], "\n")
   if (any(off)) quit(status = 1L)
+}
+
+# The host's allocation in resident mode (a fourth csv, measurements-host-alloc-gpu.csv: the fit
+# grid's configurations run for 3 and for 8 steps with R's triggers out of reach,
+# grid_host_alloc_gpu(), so that nothing is collected): what a run allocated once (gc()'s "max
+# used" over the baseline after 3 steps, less 3 steps' worth) and a step (a fifth of the two
+# runs' difference), by least squares, once fixed and per parameter for each optimizer, a step
+# fixed, per parameter for each optimizer and per unit and sample of the input and of the output
+# by loss (the hidden layers' values stay on the device; fitted with them, their figure is
+# printed apart): agmem_host_rules.
+if (device == "gpu" && length(args) > 3L) {
+  a <- read_runs(args[[4L]])
+  stopifnot(all(a$n_gc == 0))
+  three <- a[a$steps == 3, ]
+  eight <- a[a$steps == 8, ]
+  keys <- function(r) paste(r$widths, r$batch, r$optimizer, r$activation, r$loss, r$variant)
+  stopifnot(identical(keys(three), keys(eight)))
+  three$step <- (eight$heap_max - three$heap_max) / 5
+  three$once <- three$heap_max - three$heap0 - 3 * three$step
+  once <- stats::lm(once ~ 1 + params:optimizer, data = three)
+  step_terms <- "step ~ 1 + params:optimizer + inp + out_mse + out_sce"
+  step <- stats::lm(stats::as.formula(step_terms), data = three)
+  hidden <- stats::lm(stats::as.formula(paste(step_terms, "+ hid")), data = three)
+  opts <- paste0("params:optimizer", c("adam", "sgd", "sgd_plain"))
+  host <- c(`once fixed` = coef(once)[["(Intercept)"]],
+            stats::setNames(coef(once)[opts], paste("once", c("adam", "sgd", "sgd_plain"))),
+            `step fixed` = coef(step)[["(Intercept)"]],
+            stats::setNames(coef(step)[opts], paste("step", c("adam", "sgd", "sgd_plain"))),
+            `step input` = coef(step)[["inp"]], `step mse output` = coef(step)[["out_mse"]],
+            `step softmax_cross_entropy output` = coef(step)[["out_sce"]])
+  cat(sprintf(paste0("host allocation in resident mode: %d configurations; residuals once %.3f ",
+                     "MB, a step %.3f MB at most; a hidden unit and sample fitted apart: %.2f ",
+                     "(standard error %.2f)\n"),
+              nrow(three), max(abs(stats::residuals(once))) / 1e6,
+              max(abs(stats::residuals(step))) / 1e6, coef(hidden)[["hid"]],
+              summary(hidden)$coefficients["hid", "Std. Error"]))
+  print(round(host, 2))
+  if (requireNamespace("agmem", quietly = TRUE)) {
+    h <- agmem:::training_rules()$host
+    h <- h[h$device == "gpu", ]
+    row <- function(opt, op, col) h[[col]][h$optimizer == opt & (if (is.na(op)) is.na(h$op)
+                                                                   else h$op %in% op)]
+    table <- c(row("any", NA, "once"), row("adam", NA, "once"), row("sgd", NA, "once"),
+               row("sgd_plain", NA, "once"), row("any", NA, "step"), row("adam", NA, "step"),
+               row("sgd", NA, "step"), row("sgd_plain", NA, "step"), row("any", "input", "step"),
+               row("any", "loss_mse", "step"), row("any", "loss_softmax_cross_entropy", "step"))
+    if (length(table) != length(host)) stop("src/rules.c has no such host rows for device gpu")
+    # fixed bytes written whole, the others to two decimals
+    off <- abs(table - host) > ifelse(grepl("fixed", names(host)), 0.51, 0.0051 + 1e-4 * abs(host))
+    cat(if (any(off)) "differs from src/rules.c:" else "src/rules.c holds these figures",
+        names(host)[off], "\n")
+    if (any(off)) quit(status = 1L)
+  }
 }

@@ -268,6 +268,17 @@ grid_long_fit_gpu <- function() {
   cbind(grid_long_fit(), device = "gpu", stringsAsFactors = FALSE)
 }
 
+# The host's allocation in resident mode (agmem_host_rules of src/rules.c, fitted by fit-long.R):
+# the long fit grid with ag_device("gpu"), each configuration run for 3 and for 8 steps with R's
+# triggers out of reach (R_VSIZE of 8 GB and R_NSIZE of 40 million nodes, under R's 50 million
+# limit, set in the run's environment), so that nothing is collected and gc()'s "max used" over
+# the baseline is what the run allocated.
+grid_host_alloc_gpu <- function() {
+  g <- once_each(grid_long_fit_gpu(), "steps", c(3, 8))
+  g$collector <- "R_VSIZE:8G;R_NSIZE:40000000"
+  g
+}
+
 # The step's largest live heap in resident mode (--torture=true): a step under gctorture() takes
 # a minute there (the graph's R objects), so every fourth configuration of the fit grid.
 grid_step_max_gpu <- function() grid_long_fit_gpu()[seq(1L, 128L, by = 4L), ]

@@ -30,7 +30,9 @@
 #   around two layers, described by them, and the same plainly (checkpointed: the checkpointed
 #   runs alone; checkpoint_gpu: all in resident mode; checkpoint_holdout: six more stacks with
 #   segments of two to four layers, held out, and checkpointed_holdout: its checkpointed runs
-#   alone); collector: six holdout configurations run
+#   alone); host_alloc_gpu: the long fit grid in resident mode run for 3 and for 8 steps with
+#   R's triggers out of reach, the host's allocation that fit-long.R fits (each row's `steps`
+#   taking the place of --steps); collector: six holdout configurations run
 #   with R_GC_MEM_GROW or R_VSIZE set, judged with them; --collector=ignore judges them as if
 #   they had run with R's defaults, as agmem did before it read the settings)
 #   (--every=2 runs every second configuration of the grid, the first, third, ...: CI's share
@@ -234,6 +236,7 @@ if (nzchar(opt$from_csv)) {
                 checkpoint_holdout = grid_checkpoint_holdout,
                 checkpointed_holdout = grid_checkpointed_holdout,
                 checkpoint_gpu = grid_checkpoint_gpu,
+                host_alloc_gpu = grid_host_alloc_gpu,
                 collector = grid_collector)
   if (!opt$grid %in% names(grids)) {
     stop("`--grid` must be one of ", paste(names(grids), collapse = ", "), call. = FALSE)
@@ -248,7 +251,8 @@ if (nzchar(opt$from_csv)) {
   rows <- list()
   t0 <- proc.time()[["elapsed"]]
   for (i in seq_len(nrow(g))) {
-    r <- run_long(g[i, ], list(steps = as.integer(opt$steps), torture = opt$torture))
+    steps <- as.integer(field_of(g, "steps", i, opt$steps))
+    r <- run_long(g[i, ], list(steps = steps, torture = opt$torture))
     if (is.null(r)) next
     rows[[length(rows) + 1L]] <- r
     if (nzchar(opt$out)) {
