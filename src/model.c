@@ -474,6 +474,8 @@ static void read_host_rules(agmem_model *m, int opt)
     }
     double *unit = (double *) R_alloc(m->n_ops > 0 ? (size_t) m->n_ops : 1, sizeof(double));
     for (R_xlen_t i = 0; i < m->n_ops; i++) {
+        if (i > 0 && i % AGMEM_INTERRUPT_EVERY == 0)
+            R_CheckUserInterrupt();
         const char *op = agmem_unit_rules[m->first[i]].op;
         int found = 0;
         unit[i] = 0.0;
