@@ -280,7 +280,7 @@ extern const R_xlen_t agmem_n_live_rules;
    (resident mode), measured with R's triggers out of reach: `once` over the run (building the
    model and the optimizer, the loop's first calls) and `step` a training step; per parameter for
    an optimizer (op NULL), per unit and sample of an op, or fixed (op NULL, optimizer AGMEM_ANY).
-   A model with an op that has no row here is not counted so (model.c, node_first()). */
+   A model with an op that has no row here is not counted so (model.c, node_race()). */
 typedef struct {
     int device, optimizer;
     const char *op;

@@ -245,6 +245,33 @@ static double trigger_top(const double *fig, double needed)
     return top > v ? top : v;
 }
 
+/* The nodes a step of model m makes at a batch: m->nodes_fixed plus m->nodes_sample per
+   sample (agmem_live_rules). Plain C. */
+static double nodes_a_step(const agmem_model *m, double batch)
+{
+    return agmem_keep(m->nodes_fixed + agmem_keep(batch * m->nodes_sample));
+}
+
+/* The nodes a whole run of model m has in use at its most, when a step makes per_step of them:
+   node_once plus the steps' nodes, capped at node_headroom (where R collects them; also when
+   the sum is not a number). Plain C. */
+static double run_nodes(const agmem_model *m, double per_step)
+{
+    const double *fig = m->gc;
+    double made = agmem_keep(fig[AGMEM_GC_NODE_ONCE] + agmem_keep(m->steps * per_step));
+    return made < fig[AGMEM_GC_NODE_HEADROOM] ? made : fig[AGMEM_GC_NODE_HEADROOM];
+}
+
+/* The pages `nodes` nodes in use add to the resident memory, for gc figures fig: node_bytes
+   each, less the node_free bytes they fill in memory the process already holds; never below 0
+   (also when the figure is not a number). Plain C. */
+static double node_pages(const double *fig, double nodes)
+{
+    double pages = agmem_keep(agmem_keep(fig[AGMEM_GC_NODE_BYTES] * nodes) -
+                              fig[AGMEM_GC_NODE_FREE]);
+    return pages > 0.0 ? pages : 0.0;
+}
+
 /* What R's cons cells (nodes: environments, closures, promises, pairlists and every vector's
    header) add to the resident memory of a whole run of model m at a batch. A run allocates
    `node_once` of them once (building the model, compiling the loop's code) and then each step
@@ -259,14 +286,7 @@ static double trigger_top(const double *fig, double needed)
    upper side). Returns bytes, finite: the count is capped at the headroom. Plain C. */
 static double node_growth(const agmem_model *m, double batch)
 {
-    const double *fig = m->gc;
-    double per_step = agmem_keep(m->nodes_fixed + agmem_keep(batch * m->nodes_sample));
-    double nodes = agmem_keep(fig[AGMEM_GC_NODE_ONCE] + agmem_keep(m->steps * per_step));
-    if (!(nodes < fig[AGMEM_GC_NODE_HEADROOM]))
-        nodes = fig[AGMEM_GC_NODE_HEADROOM];
-    double growth = agmem_keep(agmem_keep(fig[AGMEM_GC_NODE_BYTES] * nodes) -
-                               fig[AGMEM_GC_NODE_FREE]);
-    return growth > 0.0 ? growth : 0.0;
+    return node_pages(m->gc, run_nodes(m, nodes_a_step(m, batch)));
 }
 
 /* The race of R's two triggers over a whole run of model m at a batch, when agmem counts its
@@ -288,15 +308,14 @@ static int node_race(const agmem_model *m, double batch, double live, double roo
                      double *nodes)
 {
     const double *fig = m->gc;
-    double per_step = agmem_keep(m->nodes_fixed + agmem_keep(batch * m->nodes_sample));
+    double per_step = nodes_a_step(m, batch);
     if (!m->host_counted || !(per_step > 0.0))
         return 0;
     double step = m->host_step;
     for (R_xlen_t i = 0; i < m->n_ops; i++)
         step = agmem_keep(step + agmem_keep(op_count(m, i, batch) * m->host_unit[i]));
     double headroom = fig[AGMEM_GC_NODE_HEADROOM], once = fig[AGMEM_GC_NODE_ONCE];
-    double made = agmem_keep(once + agmem_keep(m->steps * per_step));
-    double most_nodes = made < headroom ? made : headroom;
+    double most_nodes = run_nodes(m, per_step);
     double before = agmem_keep(agmem_keep(headroom - once) / per_step);
     if (!(before > 0.0))
         before = 0.0;
@@ -378,10 +397,7 @@ static void whole_run(const agmem_model *m, double batch, double allocated, doub
         if (heap < room)
             held = heap;
         room = heap;
-        nodes = agmem_keep(agmem_keep(fig[AGMEM_GC_NODE_BYTES] * in_use) -
-                           fig[AGMEM_GC_NODE_FREE]);
-        if (!(nodes > 0.0))
-            nodes = 0.0;
+        nodes = node_pages(fig, in_use);
     } else {
         nodes = node_growth(m, batch);
     }
@@ -472,7 +488,7 @@ static void read_host_rules(agmem_model *m, int opt)
             step = agmem_keep(step + agmem_keep(m->params * r->step));
         }
     }
-    double *unit = (double *) R_alloc(m->n_ops > 0 ? (size_t) m->n_ops : 1, sizeof(double));
+    double *unit = (double *) R_alloc((size_t) m->n_ops, sizeof(double));
     for (R_xlen_t i = 0; i < m->n_ops; i++) {
         if (i > 0 && i % AGMEM_INTERRUPT_EVERY == 0)
             R_CheckUserInterrupt();
