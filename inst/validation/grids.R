@@ -709,21 +709,17 @@ grid_checkpoint_holdout <- function() {
              "softmax_cross_entropy", "softmax_cross_entropy"),
     variant = "grads", stringsAsFactors = FALSE), layers = c(2, 2, 3, 3, 4, 2))
 }
-# The checkpointed runs of that grid alone (what CI measures on the CPU).
-grid_checkpointed <- function() {
-  g <- grid_checkpoint()
-  g <- g[g$after == "checkpoint", ]
-  rownames(g) <- NULL
-  g
-}
-# The checkpointed runs of the held-out grid alone, segments of two, three and four layers (what
-# CI measures of it, every second: one of each length).
-grid_checkpointed_holdout <- function() {
-  g <- grid_checkpoint_holdout()
+# The checkpointed runs of a checkpoint grid g alone, its plain pairs left out.
+checkpointed_only <- function(g) {
   g <- g[startsWith(g$after, "checkpoint"), ]
   rownames(g) <- NULL
   g
 }
+# The checkpointed runs of grid_checkpoint() (what CI measures on the CPU).
+grid_checkpointed <- function() checkpointed_only(grid_checkpoint())
+# The checkpointed runs of the held-out grid, segments of two, three and four layers (what CI
+# measures of it, every second: one of each length).
+grid_checkpointed_holdout <- function() checkpointed_only(grid_checkpoint_holdout())
 # The same in resident mode, ag_device("gpu"): ggmlR's graph backward declines a tape that holds
 # a checkpoint (its record has no op, R/ag_checkpoint.R), so the whole backward runs on the host.
 grid_checkpoint_gpu <- function() cbind(grid_checkpoint(), device = "gpu", stringsAsFactors = FALSE)
