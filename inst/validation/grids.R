@@ -279,6 +279,24 @@ grid_host_alloc_gpu <- function() {
   g
 }
 
+# The same for the ops of the layers' grids whose backward stays the graph's in resident mode
+# and that the long fit grid does not have (agmem_host_rules' rows for them, fitted by
+# fit-long.R): each run of grid_layers_dropout_gpu() with its dropout, the sigmoid stacks of
+# grid_activations_fit(), the softmax stacks of grid_activations_softmax() and the
+# cross-entropy's wide stacks of grid_activations_wide(), on ag_device("gpu"), 3 and 8 steps.
+grid_host_alloc_layers_gpu <- function() {
+  cols <- c("widths", "batch", "optimizer", "activation", "loss", "variant", "after")
+  drop <- grid_layers_dropout_gpu()
+  act <- grid_activations_fit()
+  soft <- grid_activations_softmax()
+  wide <- grid_activations_wide()
+  g <- rbind(drop[drop$after == "dropout", cols], act[act$activation == "sigmoid", cols],
+             soft[soft$activation == "softmax", cols], wide[wide$loss == "cross_entropy", cols])
+  g <- once_each(cbind(g, device = "gpu", stringsAsFactors = FALSE), "steps", c(3, 8))
+  g$collector <- "R_VSIZE:8G;R_NSIZE:40000000"
+  g
+}
+
 # The step's largest live heap in resident mode (--torture=true): a step under gctorture() takes
 # a minute there (the graph's R objects), so every fourth configuration of the fit grid.
 grid_step_max_gpu <- function() grid_long_fit_gpu()[seq(1L, 128L, by = 4L), ]

@@ -32,8 +32,9 @@
 #   segments of two to four layers, held out, and checkpointed_holdout: its checkpointed runs
 #   alone); host_alloc_gpu: the long fit grid in resident mode run for 3 and for 8 steps with
 #   R's triggers out of reach, the host's allocation that fit-long.R fits (each row's `steps`
-#   taking the place of --steps); collector: six holdout configurations run
-#   with R_GC_MEM_GROW or R_VSIZE set, judged with them; --collector=ignore judges them as if
+#   taking the place of --steps), and host_alloc_layers_gpu: the same for the layers' ops it
+#   has not (dropout, sigmoid, softmax, ag_cross_entropy_loss()); collector: six holdout
+#   configurations run with R_GC_MEM_GROW or R_VSIZE set, judged with them; --collector=ignore judges them as if
 #   they had run with R's defaults, as agmem did before it read the settings)
 #   (--every=2 runs every second configuration of the grid, the first, third, ...: CI's share
 #   of the slow grids; --measure-only stops after measuring; --markdown prints the table in
@@ -237,6 +238,7 @@ if (nzchar(opt$from_csv)) {
                 checkpointed_holdout = grid_checkpointed_holdout,
                 checkpoint_gpu = grid_checkpoint_gpu,
                 host_alloc_gpu = grid_host_alloc_gpu,
+                host_alloc_layers_gpu = grid_host_alloc_layers_gpu,
                 collector = grid_collector)
   if (!opt$grid %in% names(grids)) {
     stop("`--grid` must be one of ", paste(names(grids), collapse = ", "), call. = FALSE)
