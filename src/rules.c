@@ -1385,12 +1385,26 @@ const agmem_host_rule agmem_host_rules[] = {
      "issue #15 measurement (measurements-host-alloc-gpu.csv): with matmul"},
     {GPU, ANY, "tanh", 0, 0,
      "issue #15 measurement (measurements-host-alloc-gpu.csv): with matmul"},
+    {GPU, ANY, "sigmoid", 0, 0,
+     "issue #16 measurement (measurements-host-alloc-layers-gpu.csv): its values stay on the "
+     "device, as relu's (fitted 0.15 a unit and sample, standard error 0.06; written 0)"},
+    {GPU, ANY, "softmax", 0, 0,
+     "issue #16 measurement (measurements-host-alloc-layers-gpu.csv): with sigmoid (fitted "
+     "0.13, standard error 0.06; written 0)"},
+    {GPU, ANY, "dropout", 0, 52.00,
+     "issue #16 measurement (measurements-host-alloc-layers-gpu.csv): per unit and sample, 6.5 "
+     "doubles a step: its input downloaded to R, the mask drawn in R and sent to the device "
+     "(ggmlR 0.8.8.1 R/ag_layers.R:182-189)"},
     {GPU, ANY, "loss_mse", 0, 15.90,
      "issue #15 measurement (measurements-host-alloc-gpu.csv): per output unit and sample, two "
      "doubles a step: the targets' subset and their upload"},
     {GPU, ANY, "loss_softmax_cross_entropy", 0, 108.27,
      "issue #15 measurement (measurements-host-alloc-gpu.csv): per output unit and sample, "
      "13.5 doubles a step: the targets and the loss's own values in R"},
+    {GPU, ANY, "loss_cross_entropy", 0, 71.94,
+     "issue #16 measurement (measurements-host-alloc-layers-gpu.csv): per output unit and "
+     "sample, nine doubles a step: the predictions downloaded to R, clamped, and the targets' "
+     "quotient kept for backward (ggmlR 0.8.8.1 R/autograd.R:830-852)"},
 };
 const R_xlen_t agmem_n_host_rules = sizeof agmem_host_rules / sizeof agmem_host_rules[0];
 

@@ -4,15 +4,16 @@
 #   Rscript inst/validation/fit-long.R inst/validation/measurements-long-fit-gpu.csv \
 #     inst/validation/measurements-step-max-gpu.csv \
 #     inst/validation/measurements-activations-wide-gpu.csv \
-#     inst/validation/measurements-host-alloc-gpu.csv  # device "gpu", the graph backward
+#     inst/validation/measurements-host-alloc-gpu.csv \
+#     inst/validation/measurements-host-alloc-layers-gpu.csv  # device "gpu", the graph backward
 #
 # In resident mode (the runs' device "gpu") the host is the RSS growth less the device pools
 # (pass_pool and persistent_pool, host memory on ggml's CPU backend), and the figures are
 # compared with the rows of device "gpu"; the hidden layers are left out of the live and
 # step_max fits (their values are on the device), the retained fit has a term per node in use at
 # the run's most and an intercept (the pages of R's nodes) that give node_bytes and node_free, a
-# third csv gives the cross-entropy's figures over the fused loss's, and a fourth the host's
-# allocation (agmem_host_rules, below).
+# third csv gives the cross-entropy's figures over the fused loss's, a fourth the host's
+# allocation (agmem_host_rules, below) and a fifth that of the layers' ops it has not.
 # Prints, by least squares on the runs of measure-long.R (100 steps each):
 #   - the bytes live at R's full collections (the largest "vectors used" gcinfo() reported after a
 #     level-2 collection, less the heap at the start) per parameter for each optimizer and per
@@ -237,15 +238,21 @@ if (requireNamespace("agmem", quietly = TRUE)) {
 # fixed, per parameter for each optimizer and per unit and sample of the input and of the output
 # by loss (the hidden layers' values stay on the device; fitted with them, their figure is
 # printed apart): agmem_host_rules.
-if (device == "gpu" && length(args) > 3L) {
-  a <- read_runs(args[[4L]])
+# The runs of such a csv run for 3 steps, with what each allocated a step and once.
+alloc_runs <- function(path) {
+  a <- read_runs(path)
   stopifnot(all(a$n_gc == 0))
   three <- a[a$steps == 3, ]
   eight <- a[a$steps == 8, ]
-  keys <- function(r) paste(r$widths, r$batch, r$optimizer, r$activation, r$loss, r$variant)
+  keys <- function(r) paste(r$widths, r$batch, r$optimizer, r$activation, r$loss, r$variant,
+                            r$after)
   stopifnot(identical(keys(three), keys(eight)))
   three$step <- (eight$heap_max - three$heap_max) / 5
   three$once <- three$heap_max - three$heap0 - 3 * three$step
+  three
+}
+if (device == "gpu" && length(args) > 3L) {
+  three <- alloc_runs(args[[4L]])
   once <- stats::lm(once ~ 1 + params:optimizer, data = three)
   step_terms <- "step ~ 1 + params:optimizer + inp + out_mse + out_sce"
   step <- stats::lm(stats::as.formula(step_terms), data = three)
@@ -280,4 +287,58 @@ if (device == "gpu" && length(args) > 3L) {
         names(host)[off], "\n")
     if (any(off)) quit(status = 1L)
   }
+}
+
+# The same for the ops of the layers' grids that the long fit grid does not have (a fifth csv,
+# measurements-host-alloc-layers-gpu.csv, grid_host_alloc_layers_gpu()): what a run allocated
+# a step less what the rows above give for it (agmem's reading of its model, op by op), by
+# least squares without an intercept on the units and samples of dropout, sigmoid, softmax and
+# ag_cross_entropy_loss()'s output; and what it allocated once less the rows' once, printed.
+if (device == "gpu" && length(args) > 4L) {
+  if (!requireNamespace("agmem", quietly = TRUE)) {
+    stop("fit-long.R needs agmem installed for its fifth csv (it reads the runs' models)",
+         call. = FALSE)
+  }
+  source(file.path(here, "harness.R"))
+  three <- alloc_runs(args[[5L]])
+  h <- agmem:::training_rules()$host
+  h <- h[h$device == "gpu", ]
+  new_ops <- c("dropout", "sigmoid", "softmax", "loss_cross_entropy")
+  x <- matrix(0, nrow(three), length(new_ops), dimnames = list(NULL, new_ops))
+  known <- numeric(nrow(three))
+  known_once <- numeric(nrow(three))
+  for (i in seq_len(nrow(three))) {
+    r <- three[i, ]
+    fixed <- is.na(h$op) & h$optimizer == "any"
+    mine <- is.na(h$op) & h$optimizer == r$optimizer
+    known[i] <- h$step[fixed] + r$params * h$step[mine]
+    known_once[i] <- h$once[fixed] + r$params * h$once[mine]
+    flat <- agmem:::spec_ops(run_spec(r$widths, r$activation, r$loss, r$after))
+    for (k in seq_along(flat$ops)) {
+      op <- flat$ops[[k]]
+      units <- flat$units[[k]] * r$batch
+      if (op %in% new_ops) {
+        x[i, op] <- x[i, op] + units
+      } else if (op %in% h$op) {
+        known[i] <- known[i] + units * h$step[h$op %in% op]
+      } else {
+        stop("no host row of device gpu for op ", op, call. = FALSE)
+      }
+    }
+  }
+  layers <- stats::lm(three$step - known ~ 0 + x)
+  fitted <- stats::setNames(stats::coef(layers), new_ops)
+  se <- summary(layers)$coefficients[, "Std. Error"]
+  cat(sprintf(paste0("host allocation of the layers' ops in resident mode: %d configurations; ",
+                     "residuals a step %.3f MB at most, once (the rows' once) %.3f MB at most\n"),
+              nrow(three), max(abs(stats::residuals(layers))) / 1e6,
+              max(abs(three$once - known_once)) / 1e6))
+  print(round(rbind(step = fitted, `standard error` = se), 2))
+  # a figure within three standard errors of 0 and under one byte is written 0
+  fitted[abs(fitted) < 3 * se & abs(fitted) < 1] <- 0
+  table <- vapply(new_ops, function(op) h$step[h$op %in% op], 0)
+  off <- abs(table - fitted) > 0.0051 + 1e-4 * abs(fitted)
+  cat(if (any(off)) "differs from src/rules.c:" else "src/rules.c holds these figures",
+      new_ops[off], "\n")
+  if (any(off)) quit(status = 1L)
 }
