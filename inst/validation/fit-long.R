@@ -291,9 +291,12 @@ if (device == "gpu" && length(args) > 3L) {
 
 # The same for the ops of the layers' grids that the long fit grid does not have (a fifth csv,
 # measurements-host-alloc-layers-gpu.csv, grid_host_alloc_layers_gpu()): what a run allocated
-# a step less what the rows above give for it (agmem's reading of its model, op by op), by
-# least squares without an intercept on the units and samples of dropout, sigmoid, softmax and
-# ag_cross_entropy_loss()'s output; and what it allocated once less the rows' once, printed.
+# a step less what the rows above give for it (agmem's reading of its model, op by op: per
+# sample, per pair of samples or once, as the op counts), by least squares without an
+# intercept on the counts of each op the rows do not have; and what it allocated once less the
+# rows' once, printed. The table has rows for dropout, sigmoid, softmax and
+# ag_cross_entropy_loss(); the attention's and the flash call's ops are printed, not checked:
+# the race with them put five more runs of their grids under (design/whole-run.md).
 if (device == "gpu" && length(args) > 4L) {
   if (!requireNamespace("agmem", quietly = TRUE)) {
     stop("fit-long.R needs agmem installed for its fifth csv (it reads the runs' models)",
@@ -303,42 +306,47 @@ if (device == "gpu" && length(args) > 4L) {
   three <- alloc_runs(args[[5L]])
   h <- agmem:::training_rules()$host
   h <- h[h$device == "gpu", ]
-  new_ops <- c("dropout", "sigmoid", "softmax", "loss_cross_entropy")
-  x <- matrix(0, nrow(three), length(new_ops), dimnames = list(NULL, new_ops))
+  ops <- agmem:::registry_names("ops")
+  power <- c(table = 0, pairs = 2)
+  counted <- list()
   known <- numeric(nrow(three))
   known_once <- numeric(nrow(three))
+  fitted_ops <- c("dropout", "sigmoid", "softmax", "loss_cross_entropy")
   for (i in seq_len(nrow(three))) {
     r <- three[i, ]
     fixed <- is.na(h$op) & h$optimizer == "any"
     mine <- is.na(h$op) & h$optimizer == r$optimizer
     known[i] <- h$step[fixed] + r$params * h$step[mine]
     known_once[i] <- h$once[fixed] + r$params * h$once[mine]
-    flat <- agmem:::spec_ops(run_spec(r$widths, r$activation, r$loss, r$after))
+    flat <- agmem:::spec_ops(run_spec(r$widths, r$activation, r$loss, r$after, 0, r$heads))
     for (k in seq_along(flat$ops)) {
-      op <- flat$ops[[k]]
-      units <- flat$units[[k]] * r$batch
-      if (op %in% new_ops) {
-        x[i, op] <- x[i, op] + units
-      } else if (op %in% h$op) {
+      at <- match(flat$ops[[k]], ops$name)
+      op <- if (is.na(ops$rules[at])) ops$name[at] else ops$rules[at]
+      pw <- power[ops$kind[at]]
+      units <- flat$units[[k]] * r$batch^(if (is.na(pw)) 1 else pw)
+      if (op %in% h$op && !op %in% fitted_ops) {
         known[i] <- known[i] + units * h$step[h$op %in% op]
       } else {
-        stop("no host row of device gpu for op ", op, call. = FALSE)
+        if (is.null(counted[[op]])) counted[[op]] <- numeric(nrow(three))
+        counted[[op]][i] <- counted[[op]][i] + units
       }
     }
   }
+  x <- do.call(cbind, counted)
   layers <- stats::lm(three$step - known ~ 0 + x)
-  fitted <- stats::setNames(stats::coef(layers), new_ops)
-  se <- summary(layers)$coefficients[, "Std. Error"]
+  fitted <- stats::setNames(stats::coef(layers), colnames(x))
+  se <- stats::setNames(summary(layers)$coefficients[, "Std. Error"], colnames(x))
   cat(sprintf(paste0("host allocation of the layers' ops in resident mode: %d configurations; ",
                      "residuals a step %.3f MB at most, once (the rows' once) %.3f MB at most\n"),
               nrow(three), max(abs(stats::residuals(layers))) / 1e6,
               max(abs(three$once - known_once)) / 1e6))
   print(round(rbind(step = fitted, `standard error` = se), 2))
+  fitted <- fitted[fitted_ops]
   # a figure within three standard errors of 0 and under one byte is written 0
-  fitted[abs(fitted) < 3 * se & abs(fitted) < 1] <- 0
-  table <- vapply(new_ops, function(op) h$step[h$op %in% op], 0)
+  fitted[abs(fitted) < 3 * se[fitted_ops] & abs(fitted) < 1] <- 0
+  table <- vapply(fitted_ops, function(op) h$step[h$op %in% op], 0)
   off <- abs(table - fitted) > 0.0051 + 1e-4 * abs(fitted)
   cat(if (any(off)) "differs from src/rules.c:" else "src/rules.c holds these figures",
-      new_ops[off], "\n")
+      fitted_ops[off], "\n")
   if (any(off)) quit(status = 1L)
 }

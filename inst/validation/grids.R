@@ -283,17 +283,31 @@ grid_host_alloc_gpu <- function() {
 # and that the long fit grid does not have (agmem_host_rules' rows for them, fitted by
 # fit-long.R): each run of grid_layers_dropout_gpu() with its dropout, the sigmoid stacks of
 # grid_activations_fit(), the softmax stacks of grid_activations_softmax() and the
-# cross-entropy's wide stacks of grid_activations_wide(), on ag_device("gpu"), 3 and 8 steps.
+# cross-entropy's wide stacks of grid_activations_wide(), on ag_device("gpu"), 3 and 8 steps;
+# then, measured after them, the attentions of grid_attention_fit_gpu(), with and without the
+# causal mask (grid_attention_causal_gpu()), and the flash blocks of grid_flash_fit_gpu().
 grid_host_alloc_layers_gpu <- function() {
-  cols <- c("widths", "batch", "optimizer", "activation", "loss", "variant", "after")
+  cols <- c("widths", "batch", "optimizer", "activation", "loss", "variant", "after", "heads")
   drop <- grid_layers_dropout_gpu()
   act <- grid_activations_fit()
   soft <- grid_activations_softmax()
   wide <- grid_activations_wide()
-  g <- rbind(drop[drop$after == "dropout", cols], act[act$activation == "sigmoid", cols],
-             soft[soft$activation == "softmax", cols], wide[wide$loss == "cross_entropy", cols])
-  g <- once_each(cbind(g, device = "gpu", stringsAsFactors = FALSE), "steps", c(3, 8))
-  g$collector <- "R_VSIZE:8G;R_NSIZE:40000000"
+  plain <- cols[-length(cols)]
+  dense <- rbind(drop[drop$after == "dropout", plain], act[act$activation == "sigmoid", plain],
+                 soft[soft$activation == "softmax", plain],
+                 wide[wide$loss == "cross_entropy", plain])
+  dense$heads <- 1
+  attn <- grid_attention_fit_gpu()
+  flash <- grid_flash_fit_gpu()
+  heads <- rbind(attn[attn$after == "attention", cols], grid_attention_causal_gpu()[, cols],
+                 flash[flash$after != "none", cols])
+  alloc <- function(g) {
+    g <- once_each(cbind(g, device = "gpu", stringsAsFactors = FALSE), "steps", c(3, 8))
+    g$collector <- "R_VSIZE:8G;R_NSIZE:40000000"
+    g
+  }
+  g <- rbind(alloc(dense[, cols]), alloc(heads))
+  rownames(g) <- NULL
   g
 }
 
