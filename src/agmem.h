@@ -203,17 +203,21 @@ enum { AGMEM_GC_STEPS, AGMEM_GC_ALLOC_SCALE, AGMEM_GC_ALLOC_OFFSET, AGMEM_GC_HEA
        AGMEM_GC_GROW_INCR_FRAC, AGMEM_GC_GROW_INCR_MIN, AGMEM_GC_KEPT_EXCESS,
        AGMEM_GC_NODE_STEP, AGMEM_GC_NODE_ONCE, AGMEM_GC_NODE_BYTES, AGMEM_GC_NODE_HEADROOM,
        AGMEM_GC_NODE_FREE, AGMEM_GC_NODE_APART, AGMEM_GC_UNIT_SHARE, AGMEM_GC_LIVE_SD,
-       AGMEM_GC_TRIGGER_PLACE, AGMEM_N_GC };
+       AGMEM_GC_TRIGGER_PLACE, AGMEM_GC_LEVEL0_FREQ, AGMEM_GC_PROMOTED, AGMEM_N_GC };
 /* The figures a device needs for each regime, as bit masks over AGMEM_GC_*: the first four,
-   and the allocation figures with the last sixteen. */
+   the allocation figures with those from heap_start to trigger_place, and for the race of R's
+   two triggers where the host's allocation is counted (model.c, node_race()) the last two. */
 #define AGMEM_GC_FEW_STEPS ((1 << AGMEM_GC_STEPS) | (1 << AGMEM_GC_ALLOC_SCALE) | \
                             (1 << AGMEM_GC_ALLOC_OFFSET) | (1 << AGMEM_GC_HEADROOM))
 #define AGMEM_GC_WHOLE_RUN ((1 << AGMEM_GC_ALLOC_SCALE) | (1 << AGMEM_GC_ALLOC_OFFSET) | \
-                            (((1 << AGMEM_N_GC) - 1) & ~((1 << AGMEM_GC_HEAP_START) - 1)))
+                            (((1 << AGMEM_GC_LEVEL0_FREQ) - 1) & \
+                             ~((1 << AGMEM_GC_HEAP_START) - 1)))
+#define AGMEM_GC_RACE ((1 << AGMEM_GC_LEVEL0_FREQ) | (1 << AGMEM_GC_PROMOTED))
 
 /* The regimes a device has figures for (agmem_model's has_gc), as bits. */
 #define AGMEM_HAS_FEW_STEPS 1
 #define AGMEM_HAS_WHOLE_RUN 2
+#define AGMEM_HAS_RACE 4
 
 /* Bytes live at R's full collections during a whole run, per parameter (op NULL) for an
    optimizer, or per unit and sample for an op, on a device; `retained` is the bytes per
@@ -280,12 +284,15 @@ extern const R_xlen_t agmem_n_live_rules;
    (resident mode), measured with R's triggers out of reach: `once` over the run (building the
    model and the optimizer, the loop's first calls) and `step` a training step; per parameter for
    an optimizer (op NULL), per unit and sample of an op, or fixed (op NULL, optimizer AGMEM_ANY).
+   `batch` is 1 for the bytes of the mini-batch, which stay live through the step: what a
+   collection in mid-step finds live of it, it promotes (agmem_gc_rules' `promoted`).
    A model with an op that has no row here is not counted so (model.c, node_race()). */
 typedef struct {
     int device, optimizer;
     const char *op;
     double once, step;
     const char *cite;
+    int batch;
 } agmem_host_rule;
 extern const agmem_host_rule agmem_host_rules[];
 extern const R_xlen_t agmem_n_host_rules;
@@ -340,7 +347,8 @@ typedef struct {
     int host_counted;           /* whether agmem_host_rules count every op of the model ... */
     double host_once;           /* ... then the host's vector bytes allocated once ... */
     double host_step;           /* ... and a step, those that do not grow with the batch ... */
-    const double *host_unit;    /* ... and per op, per unit and sample */
+    const double *host_unit;    /* ... and per op, per unit and sample, ... */
+    const double *host_batch;   /* ... of which the mini-batch's (agmem_host_rule's batch) */
 } agmem_model;
 
 /* Why agmem_model_eval() stopped: the code, and the op (0-based) or component it concerns. */
@@ -356,7 +364,8 @@ void agmem_model_read(SEXP shapes, SEXP units, SEXP ops, SEXP optimizer, SEXP de
                       SEXP dtype, SEXP run, agmem_model *m);
 /* The parts of the host's regime agmem_model_eval() writes, in order. */
 enum { AGMEM_REGIME_HELD, AGMEM_REGIME_ALLOCATED, AGMEM_REGIME_BOUND, AGMEM_REGIME_TRIGGER,
-       AGMEM_REGIME_HIGH, AGMEM_REGIME_NODES, AGMEM_N_REGIME };
+       AGMEM_REGIME_HIGH, AGMEM_REGIME_NODES, AGMEM_REGIME_FIRST, AGMEM_REGIME_LATER,
+       AGMEM_REGIME_OLD, AGMEM_N_REGIME };
 int agmem_model_eval(const agmem_model *m, double batch, agmem_cells *c,
                      double peak[AGMEM_N_WHERE], double regime[AGMEM_N_REGIME],
                      agmem_model_fail *fail);

@@ -296,24 +296,34 @@ static double node_growth(const agmem_model *m, double batch)
    use at its start (`node_once` of them once, then per step m's node figures); the vectors once
    the heap has `room` bytes over the start (R's trigger less the start). Until the first node
    collection the heap holds what the run allocated once and in its steps so far
-   (agmem_host_rules); after it, the live heap and what a headroom of nodes' worth of steps
-   allocates. When that stays under `room`, the nodes set off every collection: the heap peaks
-   at the larger of the two, and the nodes at the headroom (or at what a shorter run allocated).
+   (agmem_host_rules); after it, the live heap, what a headroom of nodes' worth of steps
+   allocates and the old garbage of the node collections before: each is a level-0 collection
+   that promotes what it finds live of the step's mini-batch (`promoted` of its bytes, the
+   host rules' batch rows), which dies with the step but stays until a level-1 collection,
+   one in level0_freq. When that stays under `room`, the nodes set off every collection: the
+   heap peaks at the larger of the two, and the nodes at the headroom (or at what a shorter run
+   allocated).
    Otherwise the vectors do: the heap reaches `room`, and the nodes peak at what the steps
    before the first vector collection allocated with the run's once, or between two, never over
    the headroom. Writes the heap's peak over the start into *heap and the nodes' into *nodes,
-   and returns 1; returns 0, writing nothing, when m's host allocation is not counted or a step
-   allocates no nodes. Plain C. */
+   and into parts the race's terms, for fit-long.R: the heap at the first node collection, at
+   the later ones without their old garbage (NA in a run that ends before the first), and the
+   mini-batch bytes those promote before `promoted` is taken of them; returns 1. Returns 0,
+   writing nothing, when m's host allocation is not counted or a step allocates no nodes.
+   Plain C. */
 static int node_race(const agmem_model *m, double batch, double live, double room, double *heap,
-                     double *nodes)
+                     double *nodes, double *parts)
 {
     const double *fig = m->gc;
     double per_step = nodes_a_step(m, batch);
     if (!m->host_counted || !(per_step > 0.0))
         return 0;
-    double step = m->host_step;
-    for (R_xlen_t i = 0; i < m->n_ops; i++)
-        step = agmem_keep(step + agmem_keep(op_count(m, i, batch) * m->host_unit[i]));
+    double step = m->host_step, mini = 0.0;
+    for (R_xlen_t i = 0; i < m->n_ops; i++) {
+        double units = op_count(m, i, batch);
+        step = agmem_keep(step + agmem_keep(units * m->host_unit[i]));
+        mini = agmem_keep(mini + agmem_keep(units * m->host_batch[i]));
+    }
     double headroom = fig[AGMEM_GC_NODE_HEADROOM], once = fig[AGMEM_GC_NODE_ONCE];
     double most_nodes = run_nodes(m, per_step);
     double before = agmem_keep(agmem_keep(headroom - once) / per_step);
@@ -321,10 +331,21 @@ static int node_race(const agmem_model *m, double batch, double live, double roo
         before = 0.0;
     double held = agmem_keep(m->host_once +
                              agmem_keep((before < m->steps ? before : m->steps) * step));
+    parts[0] = held;
+    parts[1] = NA_REAL;
+    parts[2] = 0.0;
     if (m->steps > before) {
         double between = agmem_keep(headroom / per_step);
-        double later = agmem_keep(live +
-                                  agmem_keep((between < m->steps ? between : m->steps) * step));
+        /* the node collections before the run's last, at most level0_freq - 1 between two
+           level-1 collections, each leaving its share of a mini-batch as old garbage */
+        double old = floor(agmem_keep(agmem_keep(m->steps - before) / between));
+        if (old > fig[AGMEM_GC_LEVEL0_FREQ] - 1.0)
+            old = fig[AGMEM_GC_LEVEL0_FREQ] - 1.0;
+        double base = agmem_keep(live +
+                                 agmem_keep((between < m->steps ? between : m->steps) * step));
+        parts[1] = base;
+        parts[2] = agmem_keep(old * mini);
+        double later = agmem_keep(base + agmem_keep(fig[AGMEM_GC_PROMOTED] * parts[2]));
         if (later > held)
             held = later;
     }
@@ -393,7 +414,7 @@ static void whole_run(const agmem_model *m, double batch, double allocated, doub
     /* the heap over the start, up to the trigger, and the nodes' pages: from the race of the
        two triggers where the host's allocation is counted, else node_growth() */
     double room = agmem_keep(trigger - start), heap, in_use, nodes, held = NA_REAL;
-    if (node_race(m, batch, live, room, &heap, &in_use)) {
+    if (node_race(m, batch, live, room, &heap, &in_use, &out[1 + AGMEM_REGIME_FIRST])) {
         if (heap < room)
             held = heap;
         room = heap;
@@ -453,10 +474,11 @@ static int host_regime(const agmem_model *m, const agmem_cells *c, double batch,
         whole_run(m, batch, allocated, out);
     else
         few_steps(m, collected, allocated, out);
-    /* out[0] is the peak, out[1 + AGMEM_REGIME_*] the parts; a few steps have no trigger, and
-       a run whose vectors reach their trigger no heap that R's node collections hold */
+    /* out[0] is the peak, out[1 + AGMEM_REGIME_*] the parts; a few steps have no trigger, a
+       run whose vectors reach their trigger no heap that R's node collections hold, and a run
+       without the race no race terms */
     for (int i = 0; i <= AGMEM_N_REGIME; i++)
-        if (!R_FINITE(out[i]) && i != 1 + AGMEM_REGIME_NODES &&
+        if (!R_FINITE(out[i]) && i != 1 + AGMEM_REGIME_NODES && i < 1 + AGMEM_REGIME_FIRST &&
             (whole || i != 1 + AGMEM_REGIME_TRIGGER))
             return 0;
     return 1;
@@ -464,16 +486,19 @@ static int host_regime(const agmem_model *m, const agmem_cells *c, double batch,
 
 /* The host's allocation of model m in resident mode, from agmem_host_rules (the rows of m's
    device, for a model whose backward is the graph's; the model's optimizer `opt`): the bytes
-   allocated once and a step, fixed and per parameter, and per op a step per unit and sample.
-   Sets m->host_counted only when m has ops and every one has a row there; otherwise leaves the
-   host's allocation uncounted (0). Reads m's device, backward path, params and ops. */
+   allocated once and a step, fixed and per parameter, and per op a step per unit and sample,
+   and of that the mini-batch's (the rows marked `batch`). Sets m->host_counted only when m has
+   ops and every one has a row there, and its device the race's gc figures (AGMEM_HAS_RACE);
+   otherwise leaves the host's allocation uncounted (0). Reads m's device, backward path, gc
+   figures, params and ops. */
 static void read_host_rules(agmem_model *m, int opt)
 {
     m->host_counted = 0;
     m->host_once = 0.0;
     m->host_step = 0.0;
     m->host_unit = NULL;
-    if (m->backward != AGMEM_BACKWARD_GRAPH || m->n_ops < 1)
+    m->host_batch = NULL;
+    if (m->backward != AGMEM_BACKWARD_GRAPH || m->n_ops < 1 || !(m->has_gc & AGMEM_HAS_RACE))
         return;
     double once = 0.0, step = 0.0;
     for (R_xlen_t j = 0; j < agmem_n_host_rules; j++) {
@@ -489,16 +514,20 @@ static void read_host_rules(agmem_model *m, int opt)
         }
     }
     double *unit = (double *) R_alloc((size_t) m->n_ops, sizeof(double));
+    double *batch = (double *) R_alloc((size_t) m->n_ops, sizeof(double));
     for (R_xlen_t i = 0; i < m->n_ops; i++) {
         if (i > 0 && i % AGMEM_INTERRUPT_EVERY == 0)
             R_CheckUserInterrupt();
         const char *op = agmem_unit_rules[m->first[i]].op;
         int found = 0;
         unit[i] = 0.0;
+        batch[i] = 0.0;
         for (R_xlen_t j = 0; j < agmem_n_host_rules; j++) {
             const agmem_host_rule *r = &agmem_host_rules[j];
             if (r->device == m->device && r->op != NULL && strcmp(r->op, op) == 0) {
                 unit[i] = agmem_keep(unit[i] + r->step);
+                if (r->batch)
+                    batch[i] = agmem_keep(batch[i] + r->step);
                 found = 1;
             }
         }
@@ -511,6 +540,7 @@ static void read_host_rules(agmem_model *m, int opt)
     m->host_once = once;
     m->host_step = step;
     m->host_unit = unit;
+    m->host_batch = batch;
 }
 
 /* R's collector settings of run (elements 4 to 6: R_VSIZE in bytes, R_VGrowFrac and
@@ -707,7 +737,8 @@ void agmem_model_read(SEXP shapes, SEXP units, SEXP ops, SEXP optimizer, SEXP de
         }
     }
     m->has_gc = ((seen & AGMEM_GC_WHOLE_RUN) == AGMEM_GC_WHOLE_RUN ? AGMEM_HAS_WHOLE_RUN : 0) |
-        ((seen & AGMEM_GC_FEW_STEPS) == AGMEM_GC_FEW_STEPS ? AGMEM_HAS_FEW_STEPS : 0);
+        ((seen & AGMEM_GC_FEW_STEPS) == AGMEM_GC_FEW_STEPS ? AGMEM_HAS_FEW_STEPS : 0) |
+        ((seen & AGMEM_GC_RACE) == AGMEM_GC_RACE ? AGMEM_HAS_RACE : 0);
     read_run(run, m);
     /* a list of shapes is one tensor each; a single vector of dimensions is one tensor */
     double tensors = TYPEOF(shapes) == VECSXP ? (double) XLENGTH(shapes) : 1.0;
@@ -850,8 +881,9 @@ int agmem_model_eval(const agmem_model *m, double batch, agmem_cells *c,
    of the run, what the planners plan on; host_peak in a few steps or without gc figures),
    host_nodes (the vector heap over the start that R's node collections hold a whole run to,
    node_race(); NA where its vectors reach their trigger first, in a few steps, or where the
-   host's allocation is not counted), the others NA on a device without gc figures, and
-   host_run ("whole run", "few steps" or NA).
+   host's allocation is not counted), host_race_first, host_race_later and host_race_old (the
+   race's terms, node_race(); NA where it is not run), the others NA on a device without gc
+   figures, and host_run ("whole run", "few steps" or NA).
    Refuses what agmem_model_read() refuses and any figure that is not finite, with an R error
    naming the argument. */
 SEXP agmem_training_memory(SEXP shapes, SEXP units, SEXP ops, SEXP batch_size, SEXP optimizer,
@@ -889,7 +921,8 @@ SEXP agmem_training_memory(SEXP shapes, SEXP units, SEXP ops, SEXP batch_size, S
 
     const char *names[] = {"params", "host_peak", "device_peak", "component", "where", "bytes",
                            "source_only", "host_held", "host_allocated", "host_bound",
-                           "host_trigger", "host_high", "host_nodes", "host_run", ""};
+                           "host_trigger", "host_high", "host_nodes", "host_race_first",
+                           "host_race_later", "host_race_old", "host_run", ""};
     SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
     SET_VECTOR_ELT(out, 0, Rf_ScalarReal(m.params));
     SET_VECTOR_ELT(out, 1, Rf_ScalarReal(peak[AGMEM_HOST]));

@@ -27,8 +27,8 @@ static SEXP column(SEXP list, int col, SEXPTYPE type, R_xlen_t n)
    model's largest tensor, in a per-parameter row). A gc or live row of backward "any" is a
    device's host figure; one of "host" or "graph" is a model's own on that device and path.
    `host`: device, optimizer ("any"), op (NA for a per-parameter or fixed row), once and step
-   (the host's bytes allocated in resident mode, agmem_host_rules) and cite. Takes no
-   argument. */
+   (the host's bytes allocated in resident mode, agmem_host_rules), cite and batch (whether the
+   row's bytes are the mini-batch's). Takes no argument. */
 SEXP agmem_training_rules(void)
 {
     const char *outer[] = {"param", "unit", "gc", "live", "host", ""};
@@ -40,7 +40,7 @@ SEXP agmem_training_rules(void)
     const char *lcols[] = {"device", "optimizer", "op", "bytes", "cite", "retained", "step_max",
                            "nodes", "nodes_sample", "backward", "largest",
                            "largest_max", ""};
-    const char *hcols[] = {"device", "optimizer", "op", "once", "step", "cite", ""};
+    const char *hcols[] = {"device", "optimizer", "op", "once", "step", "cite", "batch", ""};
     SEXP out = PROTECT(Rf_mkNamed(VECSXP, outer));
 
     R_xlen_t np = agmem_n_param_rules;
@@ -123,9 +123,9 @@ SEXP agmem_training_rules(void)
     R_xlen_t nh = agmem_n_host_rules;
     SEXP h = Rf_mkNamed(VECSXP, hcols);
     SET_VECTOR_ELT(out, 4, h);
-    SEXP h_col[6];
-    for (int c = 0; c < 6; c++)
-        h_col[c] = column(h, c, (c == 3 || c == 4) ? REALSXP : STRSXP, nh);
+    SEXP h_col[7];
+    for (int c = 0; c < 7; c++)
+        h_col[c] = column(h, c, (c == 3 || c == 4) ? REALSXP : c == 6 ? LGLSXP : STRSXP, nh);
     for (R_xlen_t i = 0; i < nh; i++) {
         const agmem_host_rule *r = &agmem_host_rules[i];
         SET_STRING_ELT(h_col[0], i, code_name(r->device, agmem_device_names));
@@ -134,6 +134,7 @@ SEXP agmem_training_rules(void)
         REAL(h_col[3])[i] = r->once;
         REAL(h_col[4])[i] = r->step;
         SET_STRING_ELT(h_col[5], i, Rf_mkChar(r->cite));
+        LOGICAL(h_col[6])[i] = r->batch != 0;
     }
     UNPROTECT(1);
     return out;

@@ -777,7 +777,7 @@ const char *const agmem_gc_names[AGMEM_N_GC] = {
     "steps", "alloc_scale", "alloc_offset", "headroom", "heap_start", "vsize", "min_free_frac",
     "grow_frac", "grow_incr_frac", "grow_incr_min", "kept_excess", "node_step", "node_once",
     "node_bytes", "node_headroom", "node_free", "node_apart", "unit_share", "live_sd",
-    "trigger_place"
+    "trigger_place", "level0_freq", "promoted"
 };
 const agmem_gc_rule agmem_gc_rules[] = {
     /* device, figure, value, cite, backward (AGMEM_BACKWARD_ANY when not written) */
@@ -813,6 +813,10 @@ const agmem_gc_rule agmem_gc_rules[] = {
     {ANY, AGMEM_GC_GROW_INCR_MIN, 640000,
      "R's source, src/main/memory.c: R_VGrowIncrMin, 80000 vector cells of 8 bytes, the "
      "growth's fixed part"},
+    {ANY, AGMEM_GC_LEVEL0_FREQ, 20,
+     "R's source, src/main/memory.c: LEVEL_0_FREQ; after this many level-0 collections (the "
+     "youngest generation) R collects the two youngest: what was live at a level-0 collection "
+     "and dies after it stays in the heap until then"},
     {CPU, AGMEM_GC_KEPT_EXCESS, 16346871,
      "issue #15 measurement (long fit grid, measurements-long-fit.csv): the most the resident "
      "memory over R's heap peak went past the C allocator's fitted figures (retained, "
@@ -925,6 +929,12 @@ const agmem_gc_rule agmem_gc_rules[] = {
      "trigger expected over that error left the fit grid's runs within tolerance as they were "
      "(88 of 128) and its mean error as it was (0.161 and 0.162 in log ratio): R's nodes set "
      "off most collections in resident mode, so the settled trigger is taken"},
+    {GPU, AGMEM_GC_PROMOTED, 0.568,
+     "issue #15 measurement (long fit grid in resident mode, measurements-long-fit-gpu.csv): "
+     "the share of a step's mini-batch bytes (agmem_host_rules' batch rows) that each "
+     "collection R's nodes set off leaves in the heap as old garbage, until a level-1 "
+     "collection: fitted on R's heap peak (gc()'s \"max used\" over the start) of the 24 runs "
+     "whose nodes set off every collection (fit-long.R)"},
     {GPU, AGMEM_GC_TRIGGER_PLACE, 0.2551,
      "issue #15 measurement (long fit grid in resident mode, measurements-long-fit-gpu.csv): "
      "where R's trigger ends in its range when the heap needed at a full collection passes "
@@ -1374,7 +1384,7 @@ const agmem_host_rule agmem_host_rules[] = {
      "optimizer_sgd() without momentum, four doubles once and six a step"},
     {GPU, ANY, "input", 0, 16.10,
      "issue #15 measurement (measurements-host-alloc-gpu.csv): per input unit and sample, two "
-     "doubles a step: the mini-batch's subset of the data and its upload"},
+     "doubles a step: the mini-batch's subset of the data and its upload", 1},
     {GPU, ANY, "matmul", 0, 0,
      "issue #15 measurement (measurements-host-alloc-gpu.csv): the hidden layers' values stay "
      "on the device (fitted with a term per hidden unit and sample: -0.01, standard error "
@@ -1397,14 +1407,14 @@ const agmem_host_rule agmem_host_rules[] = {
      "(ggmlR 0.8.8.1 R/ag_layers.R:182-189)"},
     {GPU, ANY, "loss_mse", 0, 15.90,
      "issue #15 measurement (measurements-host-alloc-gpu.csv): per output unit and sample, two "
-     "doubles a step: the targets' subset and their upload"},
+     "doubles a step: the targets' subset and their upload", 1},
     {GPU, ANY, "loss_softmax_cross_entropy", 0, 108.27,
      "issue #15 measurement (measurements-host-alloc-gpu.csv): per output unit and sample, "
-     "13.5 doubles a step: the targets and the loss's own values in R"},
+     "13.5 doubles a step: the targets and the loss's own values in R", 1},
     {GPU, ANY, "loss_cross_entropy", 0, 71.94,
      "issue #16 measurement (measurements-host-alloc-layers-gpu.csv): per output unit and "
      "sample, nine doubles a step: the predictions downloaded to R, clamped, and the targets' "
-     "quotient kept for backward (ggmlR 0.8.8.1 R/autograd.R:830-852)"},
+     "quotient kept for backward (ggmlR 0.8.8.1 R/autograd.R:830-852)", 1},
 };
 const R_xlen_t agmem_n_host_rules = sizeof agmem_host_rules / sizeof agmem_host_rules[0];
 

@@ -289,6 +289,52 @@ if (device == "gpu" && length(args) > 3L) {
   }
 }
 
+# The old garbage of R's node collections in resident mode (agmem_gc_rules' `promoted`): each
+# collection R's nodes set off is a level-0 collection, which promotes what it finds live of the
+# step's mini-batch; that dies with the step but stays until a level-1 collection. On the runs
+# of the fit grid (the first csv) whose race agmem runs (the host's allocation counted) and
+# whose heap stays under R's trigger without that garbage, the share of the mini-batch's bytes
+# that makes the race's heap (the larger of the heap at the first node collection and at the
+# later ones, with their garbage; never over the trigger) come nearest R's heap peak (gc()'s
+# "max used" over the start), by least squares; from the race's terms agmem computes
+# (node_race(): host_race_first, host_race_later, host_race_old), which do not depend on it.
+if (device == "gpu" && length(args) > 3L) {
+  if (!requireNamespace("agmem", quietly = TRUE)) {
+    stop("fit-long.R needs agmem installed for device gpu (it reads the race's terms)",
+         call. = FALSE)
+  }
+  source(file.path(here, "harness.R"))
+  start <- with(agmem:::training_rules()$gc, value[figure == "heap_start" & device == "gpu"])
+  terms <- do.call(rbind, lapply(seq_len(nrow(m)), function(i) {
+    spec <- run_spec(m$widths[i], m$activation[i], m$loss[i])
+    flat <- agmem:::spec_ops(spec)
+    run <- agmem:::model_run(spec, 100, 0, agmem:::collector_settings())
+    f <- .Call(agmem:::agmem_training_memory, spec$shapes, flat$units, flat$ops, m$batch[i],
+               m$optimizer[i], "gpu", "f32", run)
+    c(first = f$host_race_first, later = f$host_race_later, old = f$host_race_old,
+      room = f$host_trigger - start)
+  }))
+  raced <- is.finite(terms[, "later"]) &
+    pmax(terms[, "first"], terms[, "later"]) < terms[, "room"]
+  heap <- (m$heap_max - m$heap0)[raced]
+  race_heap <- function(share) {
+    t <- terms[raced, , drop = FALSE]
+    pmin(t[, "room"], pmax(t[, "first"], t[, "later"] + share * t[, "old"]))
+  }
+  promoted <- stats::optimize(function(share) sum((heap - race_heap(share))^2), c(0, 2))$minimum
+  cat(sprintf(paste0("old garbage of the node collections in resident mode: %d runs; share of ",
+                     "the mini-batch promoted %.3f; the race's heap against R's heap peak: ",
+                     "root mean square %.2f MB without it, %.2f MB with it; most under %.2f ",
+                     "MB and %.2f MB\n"),
+              sum(raced), promoted, sqrt(mean((heap - race_heap(0))^2)) / 1e6,
+              sqrt(mean((heap - race_heap(promoted))^2)) / 1e6, max(heap - race_heap(0)) / 1e6,
+              max(heap - race_heap(promoted)) / 1e6))
+  table <- with(agmem:::training_rules()$gc, value[figure == "promoted" & device == "gpu"])
+  off <- length(table) != 1L || abs(table - promoted) > 5.1e-4
+  cat(if (off) "differs from src/rules.c: promoted" else "src/rules.c holds these figures", "\n")
+  if (off) quit(status = 1L)
+}
+
 # The same for the ops of the layers' grids that the long fit grid does not have (a fifth csv,
 # measurements-host-alloc-layers-gpu.csv, grid_host_alloc_layers_gpu()): what a run allocated
 # a step less what the rows above give for it (agmem's reading of its model, op by op: per

@@ -38,11 +38,16 @@ live_rules_of <- function(device, host_device, backward, optimizer) {
 }
 
 # The host's allocation in resident mode, from the host rules of the model's device, for a model
-# whose backward is the graph's and every one of whose ops has a row: once and a step, fixed and
-# per parameter (in table order), and a step per unit and sample of each op; NULL otherwise.
-reference_host <- function(rules, flat, n, optimizer, device, backward) {
+# whose backward is the graph's and every one of whose ops has a row, on a device with the
+# race's gc figures (`fig`): once and a step, fixed and per parameter (in table order), and a
+# step per unit and sample of each op, and of that the mini-batch's (the rows marked `batch`);
+# NULL otherwise.
+reference_host <- function(rules, flat, n, optimizer, device, backward, fig) {
   h <- rules$host[rules$host$device == device, ]
-  if (backward != "graph" || length(flat$ops) == 0L) return(NULL)
+  if (backward != "graph" || length(flat$ops) == 0L ||
+      !all(c("level0_freq", "promoted") %in% names(fig))) {
+    return(NULL)
+  }
   once <- 0
   step <- 0
   for (i in which(is.na(h$op))) {
@@ -55,13 +60,15 @@ reference_host <- function(rules, flat, n, optimizer, device, backward) {
     }
   }
   unit <- numeric(length(flat$ops))
+  batch <- numeric(length(flat$ops))
   for (k in seq_along(flat$ops)) {
     mine <- which(!is.na(h$op) & h$op == rules_of(flat$ops[[k]]))
     if (length(mine) == 0L) return(NULL)
     unit[[k]] <- Reduce(`+`, h$step[mine], 0)
+    batch[[k]] <- Reduce(`+`, h$step[mine[h$batch[mine]]], 0)
   }
   if (!is.finite(once) || !is.finite(step)) return(NULL)
-  list(once = once, step = step, unit = unit)
+  list(once = once, step = step, unit = unit, batch = batch)
 }
 
 # The race of R's two triggers (model.c's node_race()): the heap over the start a whole run
@@ -70,8 +77,11 @@ reference_host <- function(rules, flat, n, optimizer, device, backward) {
 reference_race <- function(host, per_step, steps, flat, batch, fig, live, room) {
   if (is.null(host) || !(per_step > 0)) return(NULL)
   step <- host$step
+  mini <- 0
   for (k in seq_along(flat$ops)) {
-    step <- step + (flat$units[[k]] * per_sample(flat$ops[[k]], batch)) * host$unit[[k]]
+    units <- flat$units[[k]] * per_sample(flat$ops[[k]], batch)
+    step <- step + units * host$unit[[k]]
+    mini <- mini + units * host$batch[[k]]
   }
   headroom <- fig[["node_headroom"]]
   once <- fig[["node_once"]]
@@ -82,7 +92,11 @@ reference_race <- function(host, per_step, steps, flat, batch, fig, live, room) 
   held <- host$once + (if (before < steps) before else steps) * step
   if (steps > before) {
     between <- headroom / per_step
-    later <- live + (if (between < steps) between else steps) * step
+    # the node collections before the last, each a level-0 collection that leaves its share of
+    # the mini-batch as old garbage, up to level0_freq - 1 of them
+    old <- min(floor((steps - before) / between), fig[["level0_freq"]] - 1)
+    later <- (live + (if (between < steps) between else steps) * step) +
+      fig[["promoted"]] * (old * mini)
     if (later > held) held <- later
   }
   if (held < room) return(list(heap = held, nodes = most))
@@ -309,7 +323,7 @@ reference_memory <- function(spec, batch, optimizer, device, dtype, steps = 100,
       nodes <- reference_nodes(spec, flat, batch, optimizer, live, fig)
       growth <- max(0, fig[["node_bytes"]] * min(fig[["node_once"]] + steps * nodes,
                                                   fig[["node_headroom"]]) - fig[["node_free"]])
-      host_alloc <- reference_host(rules, flat, n, optimizer, device, backward)
+      host_alloc <- reference_host(rules, flat, n, optimizer, device, backward, fig)
       regime <- c(list(run = "whole run", steps = steps, data_size = data),
                   reference_whole_run(spec, flat, batch, optimizer, live, fig, allocated, data,
                                       growth, host_alloc, nodes, steps))
@@ -796,15 +810,17 @@ test_that("the rule table cites a source for every row and is complete", {
   expect_true(all(is.finite(gc$value)))
   # One figure of each kind per device; R's own constants once, for any device.
   r_constants <- c("vsize", "min_free_frac", "grow_frac", "grow_incr_frac", "grow_incr_min",
-                   "node_bytes")
+                   "node_bytes", "level0_freq")
   expect_identical(sort(gc$figure[gc$device == "any"]), sort(r_constants))
   expect_identical(unique(gc$backward[gc$device %in% c("any", "cpu")]), "any")
   for (dev in c("cpu", "gpu")) {
     want <- c("steps", "alloc_scale", "alloc_offset", "headroom", "heap_start", "kept_excess",
               "node_step", "node_once", "node_headroom", "node_free", "node_apart", "unit_share",
               "live_sd", "trigger_place",
-              # resident mode's own bytes a node in use adds (R's is 56, for any device)
-              if (dev == "gpu") "node_bytes")
+              # resident mode's own bytes a node in use adds (R's is 56, for any device), and
+              # the share of the mini-batch its node collections leave as old garbage (the race,
+              # where the host's allocation is counted: resident mode only)
+              if (dev == "gpu") c("node_bytes", "promoted"))
     expect_identical(sort(gc$figure[gc$device == dev & gc$backward == "any"]), sort(want))
   }
   # Where the trigger ends in its range is a share of it.
@@ -1103,6 +1119,25 @@ test_that("R's node collections hold a small resident model's heap, worked out b
   expect_equal(mem$host_regime$ceiling, held + kept)
   expect_identical(mem$host_regime$binding, "nodes")
   expect_identical(mem$host_peak, mem$host_regime$ceiling)
+  # The node collections' old garbage: 64-256-128-64 (mse), adam, batch 1024, whose later node
+  # collections hold the heap. Its mini-batch is 1024 * (64 * 16.10 + 64 * 15.90) B a step (the
+  # host rows marked `batch`); each node collection but the last leaves 0.568 of it in the heap
+  # (agmem_gc_rules' promoted), up to 19 (R's LEVEL_0_FREQ less one).
+  deep <- ag_dense_stack(c(64, 256, 128, 64))
+  wide <- ag_training_memory(deep, 1024L, "adam", device = "gpu", quiet = TRUE)
+  n2 <- 64 * 256 + 256 + 256 * 128 + 128 + 128 * 64 + 64
+  per2 <- reference_nodes(deep, spec_ops(deep), 1024, "adam",
+                          live_rules_of("gpu", "gpu", "graph", "adam"), fig)
+  mini <- 1024 * (64 * 16.10 + 64 * 15.90)
+  step2 <- 76790 + n2 * 0.01 + mini
+  before2 <- (548024 - 208478) / per2
+  old <- min(floor((100 - before2) / (548024 / per2)), 19)
+  later <- wide$host_regime$live + 548024 / per2 * step2 + 0.568 * old * mini
+  expect_gt(old, 0)
+  expect_gt(later, 682344 + n2 * 72 + before2 * step2)
+  expect_identical(wide$host_regime$binding, "nodes")
+  kept2 <- n2 * -2.81 + 1024 * (64 + 256 + 128 + 64) * 12.42 + (61.48 * 548024 - 20187401)
+  expect_equal(wide$host_regime$ceiling, later + kept2)
   # With SGD a step's update allocates 64 B per parameter in R: the vectors reach their trigger
   # first, and the heap climbs to it.
   sgd <- ag_training_memory(ag_dense_stack(c(1024, 1024)), 64L, "sgd", device = "gpu",
