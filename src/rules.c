@@ -1405,6 +1405,13 @@ const agmem_host_rule agmem_host_rules[] = {
      "issue #16 measurement (measurements-host-alloc-layers-gpu.csv): per unit and sample, 6.5 "
      "doubles a step: its input downloaded to R, the mask drawn in R and sent to the device "
      "(ggmlR 0.8.8.1 R/ag_layers.R:182-189)"},
+    {GPU, ANY, "flash_attention", 0, 1.14,
+     "issue #16 measurement (measurements-host-alloc-layers-gpu.csv): per unit (d_model) and "
+     "sample, the call's R objects; its tensors stay on the device (standard error 0.19)"},
+    {GPU, ANY, "flash_causal", 0, 18.02,
+     "issue #16 measurement (measurements-host-alloc-layers-gpu.csv): per pair of samples, two "
+     "doubles a step: the mask made in R and sent to the device (ggmlR 0.8.8.1 "
+     "R/ag_flash_attn.R:83-96)"},
     {GPU, ANY, "loss_mse", 0, 15.90,
      "issue #15 measurement (measurements-host-alloc-gpu.csv): per output unit and sample, two "
      "doubles a step: the targets' subset and their upload", 1},

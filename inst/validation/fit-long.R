@@ -340,9 +340,9 @@ if (device == "gpu" && length(args) > 3L) {
 # a step less what the rows above give for it (agmem's reading of its model, op by op: per
 # sample, per pair of samples or once, as the op counts), by least squares without an
 # intercept on the counts of each op the rows do not have; and what it allocated once less the
-# rows' once, printed. The table has rows for dropout, sigmoid, softmax and
-# ag_cross_entropy_loss(); the attention's and the flash call's ops are printed, not checked:
-# the race with them put five more runs of their grids under (design/whole-run.md).
+# rows' once, printed. The table has rows for dropout, sigmoid, softmax,
+# ag_cross_entropy_loss() and the flash call and its mask; the attention's ops are printed,
+# not checked: the race with them put more runs of its grids under (design/whole-run.md).
 if (device == "gpu" && length(args) > 4L) {
   if (!requireNamespace("agmem", quietly = TRUE)) {
     stop("fit-long.R needs agmem installed for its fifth csv (it reads the runs' models)",
@@ -357,7 +357,8 @@ if (device == "gpu" && length(args) > 4L) {
   counted <- list()
   known <- numeric(nrow(three))
   known_once <- numeric(nrow(three))
-  fitted_ops <- c("dropout", "sigmoid", "softmax", "loss_cross_entropy")
+  fitted_ops <- c("dropout", "sigmoid", "softmax", "loss_cross_entropy", "flash_attention",
+                  "flash_causal")
   for (i in seq_len(nrow(three))) {
     r <- three[i, ]
     fixed <- is.na(h$op) & h$optimizer == "any"
