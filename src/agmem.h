@@ -197,7 +197,8 @@ typedef struct {
 } agmem_unit_rule;
 
 /* One figure of the host's garbage-collection regime on a device (see rules.c): the first four
-   make the regime of a few steps, the allocation figures and the last sixteen the whole run's. */
+   make the regime of a few steps, the allocation figures and those from heap_start to
+   trigger_place the whole run's, and the last two the race of R's two triggers. */
 enum { AGMEM_GC_STEPS, AGMEM_GC_ALLOC_SCALE, AGMEM_GC_ALLOC_OFFSET, AGMEM_GC_HEADROOM,
        AGMEM_GC_HEAP_START, AGMEM_GC_VSIZE, AGMEM_GC_MIN_FREE_FRAC, AGMEM_GC_GROW_FRAC,
        AGMEM_GC_GROW_INCR_FRAC, AGMEM_GC_GROW_INCR_MIN, AGMEM_GC_KEPT_EXCESS,

@@ -1138,6 +1138,18 @@ test_that("R's node collections hold a small resident model's heap, worked out b
   expect_identical(wide$host_regime$binding, "nodes")
   kept2 <- n2 * -2.81 + 1024 * (64 + 256 + 128 + 64) * 12.42 + (61.48 * 548024 - 20187401)
   expect_equal(wide$host_regime$ceiling, later + kept2)
+  # The race's terms, which fit-long.R fits `promoted` on, are in the C result: the heap at the
+  # first node collection, at the later ones without their old garbage, and the mini-batch
+  # bytes those collections promote before the share; NA where no race runs (device "cpu").
+  terms <- function(device) {
+    flat <- spec_ops(deep)
+    fig <- .Call(agmem:::agmem_training_memory, deep$shapes, flat$units, flat$ops, 1024L, "adam",
+                 device, "f32", agmem:::model_run(deep, 100, 0, agmem:::collector_settings()))
+    c(fig$host_race_first, fig$host_race_later, fig$host_race_old)
+  }
+  expect_equal(terms("gpu"), c(682344 + n2 * 72 + before2 * step2,
+                               wide$host_regime$live + 548024 / per2 * step2, old * mini))
+  expect_identical(terms("cpu"), rep(NA_real_, 3))
   # With SGD a step's update allocates 64 B per parameter in R: the vectors reach their trigger
   # first, and the heap climbs to it.
   sgd <- ag_training_memory(ag_dense_stack(c(1024, 1024)), 64L, "sgd", device = "gpu",
