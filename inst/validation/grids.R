@@ -755,6 +755,9 @@ grid_checkpointed_holdout <- function() checkpointed_only(grid_checkpoint_holdou
 # The same in resident mode, ag_device("gpu"): ggmlR's graph backward declines a tape that holds
 # a checkpoint (its record has no op, R/ag_checkpoint.R), so the whole backward runs on the host.
 grid_checkpoint_gpu <- function() cbind(grid_checkpoint(), device = "gpu", stringsAsFactors = FALSE)
+# Its checkpointed runs alone (what CI measures in resident mode: the plain runs are dense stacks,
+# which the long holdout in resident mode judges).
+grid_checkpointed_gpu <- function() checkpointed_only(grid_checkpoint_gpu())
 
 # ---- R's collector settings (measure-long.R run with the variable set), 100 steps ----
 #

@@ -28,7 +28,8 @@
 #   activations_fit, activations_softmax and activations_wide, activations_holdout: sigmoid,
 #   softmax and ag_cross_entropy_loss(), fitted by fit-layers.R; checkpoint: ag_checkpoint()
 #   around two layers, described by them, and the same plainly (checkpointed: the checkpointed
-#   runs alone; checkpoint_gpu: all in resident mode; checkpoint_holdout: six more stacks with
+#   runs alone; checkpoint_gpu: all in resident mode, checkpointed_gpu: its checkpointed runs
+#   alone; checkpoint_holdout: six more stacks with
 #   segments of two to four layers, held out, and checkpointed_holdout: its checkpointed runs
 #   alone); host_alloc_gpu: the long fit grid in resident mode run for 3 and for 8 steps with
 #   R's triggers out of reach, the host's allocation that fit-long.R fits (each row's `steps`
@@ -236,7 +237,7 @@ if (nzchar(opt$from_csv)) {
                 checkpoint = grid_checkpoint, checkpointed = grid_checkpointed,
                 checkpoint_holdout = grid_checkpoint_holdout,
                 checkpointed_holdout = grid_checkpointed_holdout,
-                checkpoint_gpu = grid_checkpoint_gpu,
+                checkpoint_gpu = grid_checkpoint_gpu, checkpointed_gpu = grid_checkpointed_gpu,
                 host_alloc_gpu = grid_host_alloc_gpu,
                 host_alloc_layers_gpu = grid_host_alloc_layers_gpu,
                 collector = grid_collector)
