@@ -273,8 +273,10 @@ grid_long_fit_gpu <- function() {
 # triggers out of reach (R_VSIZE of 8 GB and R_NSIZE of 40 million nodes, under R's 50 million
 # limit, set in the run's environment), so that nothing is collected and gc()'s "max used" over
 # the baseline is what the run allocated.
-grid_host_alloc_gpu <- function() {
-  g <- once_each(grid_long_fit_gpu(), "steps", c(3, 8))
+grid_host_alloc_gpu <- function() host_alloc_runs(grid_long_fit_gpu())
+# Each configuration of g run for 3 and for 8 steps with R's triggers out of reach.
+host_alloc_runs <- function(g) {
+  g <- once_each(g, "steps", c(3, 8))
   g$collector <- "R_VSIZE:8G;R_NSIZE:40000000"
   g
 }
@@ -301,12 +303,8 @@ grid_host_alloc_layers_gpu <- function() {
   flash <- grid_flash_fit_gpu()
   heads <- rbind(attn[attn$after == "attention", cols], grid_attention_causal_gpu()[, cols],
                  flash[flash$after != "none", cols])
-  alloc <- function(g) {
-    g <- once_each(cbind(g, device = "gpu", stringsAsFactors = FALSE), "steps", c(3, 8))
-    g$collector <- "R_VSIZE:8G;R_NSIZE:40000000"
-    g
-  }
-  g <- rbind(alloc(dense[, cols]), alloc(heads))
+  gpu <- function(g) cbind(g, device = "gpu", stringsAsFactors = FALSE)
+  g <- rbind(host_alloc_runs(gpu(dense[, cols])), host_alloc_runs(gpu(heads)))
   rownames(g) <- NULL
   g
 }
