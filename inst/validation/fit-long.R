@@ -298,12 +298,16 @@ if (device == "gpu" && length(args) > 3L) {
 # later ones, with their garbage; never over the trigger) come nearest R's heap peak (gc()'s
 # "max used" over the start), by least squares; from the race's terms agmem computes
 # (node_race(): host_race_first, host_race_later, host_race_old), which do not depend on it.
-if (device == "gpu" && length(args) > 3L) {
+# agmem and the harness's reading of a run's model, for the fits below that need them (`what`
+# says which, in the error when agmem is not installed).
+need_agmem <- function(what) {
   if (!requireNamespace("agmem", quietly = TRUE)) {
-    stop("fit-long.R needs agmem installed for device gpu (it reads the race's terms)",
-         call. = FALSE)
+    stop("fit-long.R needs agmem installed for ", what, call. = FALSE)
   }
-  source(file.path(here, "harness.R"))
+  if (!exists("run_spec", mode = "function")) source(file.path(here, "harness.R"))
+}
+if (device == "gpu" && length(args) > 3L) {
+  need_agmem("device gpu (it reads the race's terms)")
   start <- with(agmem:::training_rules()$gc, value[figure == "heap_start" & device == "gpu"])
   terms <- do.call(rbind, lapply(seq_len(nrow(m)), function(i) {
     spec <- run_spec(m$widths[i], m$activation[i], m$loss[i])
@@ -344,11 +348,7 @@ if (device == "gpu" && length(args) > 3L) {
 # ag_cross_entropy_loss() and the flash call and its mask; the attention's ops are printed,
 # not checked: the race with them put more runs of its grids under (design/whole-run.md).
 if (device == "gpu" && length(args) > 4L) {
-  if (!requireNamespace("agmem", quietly = TRUE)) {
-    stop("fit-long.R needs agmem installed for its fifth csv (it reads the runs' models)",
-         call. = FALSE)
-  }
-  source(file.path(here, "harness.R"))
+  need_agmem("its fifth csv (it reads the runs' models)")
   three <- alloc_runs(args[[5L]])
   h <- agmem:::training_rules()$host
   h <- h[h$device == "gpu", ]
