@@ -198,22 +198,25 @@ typedef struct {
 
 /* One figure of the host's garbage-collection regime on a device (see rules.c): the first four
    make the regime of a few steps, the allocation figures and those from heap_start to
-   trigger_place the whole run's, and the last two the race of R's two triggers. */
+   trigger_place the whole run's, and the last three the race of R's two triggers. */
 enum { AGMEM_GC_STEPS, AGMEM_GC_ALLOC_SCALE, AGMEM_GC_ALLOC_OFFSET, AGMEM_GC_HEADROOM,
        AGMEM_GC_HEAP_START, AGMEM_GC_VSIZE, AGMEM_GC_MIN_FREE_FRAC, AGMEM_GC_GROW_FRAC,
        AGMEM_GC_GROW_INCR_FRAC, AGMEM_GC_GROW_INCR_MIN, AGMEM_GC_KEPT_EXCESS,
        AGMEM_GC_NODE_STEP, AGMEM_GC_NODE_ONCE, AGMEM_GC_NODE_BYTES, AGMEM_GC_NODE_HEADROOM,
        AGMEM_GC_NODE_FREE, AGMEM_GC_NODE_APART, AGMEM_GC_UNIT_SHARE, AGMEM_GC_LIVE_SD,
-       AGMEM_GC_TRIGGER_PLACE, AGMEM_GC_LEVEL0_FREQ, AGMEM_GC_PROMOTED, AGMEM_N_GC };
+       AGMEM_GC_TRIGGER_PLACE, AGMEM_GC_LEVEL0_FREQ, AGMEM_GC_PROMOTED, AGMEM_GC_LEVEL1_FREQ,
+       AGMEM_N_GC };
 /* The figures a device needs for each regime, as bit masks over AGMEM_GC_*: the first four,
    the allocation figures with those from heap_start to trigger_place, and for the race of R's
-   two triggers where the host's allocation is counted (model.c, node_race()) the last two. */
+   two triggers where the host's allocation is counted (model.c, node_race() and
+   scheduled_trigger()) the last three. */
 #define AGMEM_GC_FEW_STEPS ((1 << AGMEM_GC_STEPS) | (1 << AGMEM_GC_ALLOC_SCALE) | \
                             (1 << AGMEM_GC_ALLOC_OFFSET) | (1 << AGMEM_GC_HEADROOM))
 #define AGMEM_GC_WHOLE_RUN ((1 << AGMEM_GC_ALLOC_SCALE) | (1 << AGMEM_GC_ALLOC_OFFSET) | \
                             (((1 << AGMEM_GC_LEVEL0_FREQ) - 1) & \
                              ~((1 << AGMEM_GC_HEAP_START) - 1)))
-#define AGMEM_GC_RACE ((1 << AGMEM_GC_LEVEL0_FREQ) | (1 << AGMEM_GC_PROMOTED))
+#define AGMEM_GC_RACE ((1 << AGMEM_GC_LEVEL0_FREQ) | (1 << AGMEM_GC_PROMOTED) | \
+                       (1 << AGMEM_GC_LEVEL1_FREQ))
 
 /* The regimes a device has figures for (agmem_model's has_gc), as bits. */
 #define AGMEM_HAS_FEW_STEPS 1

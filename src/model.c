@@ -289,6 +289,21 @@ static double node_growth(const agmem_model *m, double batch)
     return node_pages(m->gc, run_nodes(m, nodes_a_step(m, batch)));
 }
 
+/* The host's vector bytes a step of model m allocates at a batch, where agmem counts them
+   (m->host_counted; agmem_host_rules): m->host_step and, per op, its units and samples' bytes;
+   writes the mini-batch's share of them (the rows marked `batch`) into *mini. Plain C. */
+static double host_step_bytes(const agmem_model *m, double batch, double *mini)
+{
+    double step = m->host_step;
+    *mini = 0.0;
+    for (R_xlen_t i = 0; i < m->n_ops; i++) {
+        double units = op_count(m, i, batch);
+        step = agmem_keep(step + agmem_keep(units * m->host_unit[i]));
+        *mini = agmem_keep(*mini + agmem_keep(units * m->host_batch[i]));
+    }
+    return step;
+}
+
 /* The race of R's two triggers over a whole run of model m at a batch, when agmem counts its
    host's allocation (m->host_counted: resident mode, whose steps' R objects are many nodes and
    few bytes). Every collection, whichever trigger set it off, frees the vectors' garbage and the
@@ -318,12 +333,8 @@ static int node_race(const agmem_model *m, double batch, double live, double roo
     double per_step = nodes_a_step(m, batch);
     if (!m->host_counted || !(per_step > 0.0))
         return 0;
-    double step = m->host_step, mini = 0.0;
-    for (R_xlen_t i = 0; i < m->n_ops; i++) {
-        double units = op_count(m, i, batch);
-        step = agmem_keep(step + agmem_keep(units * m->host_unit[i]));
-        mini = agmem_keep(mini + agmem_keep(units * m->host_batch[i]));
-    }
+    double mini;
+    double step = host_step_bytes(m, batch, &mini);
     double headroom = fig[AGMEM_GC_NODE_HEADROOM], once = fig[AGMEM_GC_NODE_ONCE];
     double most_nodes = run_nodes(m, per_step);
     double before = agmem_keep(agmem_keep(headroom - once) / per_step);
@@ -369,13 +380,61 @@ static int node_race(const agmem_model *m, double batch, double live, double roo
     return 1;
 }
 
+/* R's vector-heap trigger over a whole run of model m at a batch, where agmem counts the host's
+   allocation (m->host_counted), when the heap needed at a collection (`needed`: the heap at the
+   start, `start`, the live heap, `live`, and the step's widest vector) with R_MinFreeFrac of
+   R_VSIZE stays within R_VSIZE, so that settled_trigger() climbs (to `settled`). R grows its
+   trigger only at a full collection (AdjustHeapSize() in RunGenCollect(), R's
+   src/main/memory.c), and collects in full only
+     - when a collection leaves less than the allocation and R_MinFreeFrac of the trigger
+       free: with the heap needed within R_VSIZE, only by the old garbage of the level-0
+       collections, `promoted` of a mini-batch each, at most level0_freq - 1 of them; or
+     - by its schedule: one level-1 collection in level0_freq + 1, one full collection in
+       level1_freq + 1 of those, at a place in that cycle which the session's past sets.
+   The run's collections come every so many steps, the fewer of: from the live heap to R_VSIZE
+   at the host's bytes a step (host_step_bytes()), and the nodes' headroom at the nodes a step
+   (each collection frees both). A run with fewer of them than half the cycle has, at the
+   median, no full collection, and its trigger stays at R_VSIZE. Returns R_VSIZE then, and
+   `settled` otherwise (also when the host's allocation is not counted, or `settled` is
+   R_VSIZE). Plain C. */
+static double scheduled_trigger(const agmem_model *m, double batch, double needed, double start,
+                                double live, double settled)
+{
+    const double *fig = m->gc;
+    double v = fig[AGMEM_GC_VSIZE];
+    double free_part = agmem_keep(fig[AGMEM_GC_MIN_FREE_FRAC] * v);
+    if (!m->host_counted || !(settled > v) || agmem_keep(needed + free_part) > v)
+        return settled;
+    double mini, step = host_step_bytes(m, batch, &mini), per_step = nodes_a_step(m, batch);
+    double every = R_PosInf;
+    if (step > 0.0)
+        every = agmem_keep(agmem_keep(agmem_keep(v - start) - live) / step);
+    if (per_step > 0.0) {
+        double nodes_every = agmem_keep(fig[AGMEM_GC_NODE_HEADROOM] / per_step);
+        if (nodes_every < every)
+            every = nodes_every;
+    }
+    double runs = every > 0.0 ? agmem_keep(m->steps / every) : R_PosInf;
+    double old = floor(runs);
+    if (!(old < fig[AGMEM_GC_LEVEL0_FREQ] - 1.0))
+        old = fig[AGMEM_GC_LEVEL0_FREQ] - 1.0;
+    double forced = agmem_keep(agmem_keep(needed + free_part) +
+                               agmem_keep(fig[AGMEM_GC_PROMOTED] * agmem_keep(old * mini)));
+    double cycle = agmem_keep((fig[AGMEM_GC_LEVEL0_FREQ] + 1.0) *
+                              (fig[AGMEM_GC_LEVEL1_FREQ] + 1.0));
+    if (forced > v || !(runs < agmem_keep(0.5 * cycle)))
+        return settled;
+    return v;
+}
+
 /* The host peak of a whole run, for a device with the gc figures of that regime
    (AGMEM_GC_WHOLE_RUN). The heap in use when the loop starts is R's and ggmlR's (heap_start)
    and the data the session holds (m->data); each step leaves garbage that R keeps until its heap
    reaches the trigger, so once collections run the heap climbs to the trigger between them, and
    the trigger settles where R's policy puts it for the bytes live at a collection
    (settled_trigger()): the live rules at this batch, plus the step's largest single vector (the
-   model's largest tensor or its widest activation, 8 bytes per double). The process's resident
+   model's largest tensor or its widest activation, 8 bytes per double); where the race runs, a
+   run without a full collection keeps R_VSIZE (scheduled_trigger()). The process's resident
    memory over the start is that heap and what the C allocator keeps of the blocks R frees
    (`kept`, per parameter and per unit and sample: glibc raises its mmap threshold to the largest
    block freed, so later blocks come from its heap, which it does not give back while it is
@@ -410,7 +469,8 @@ static void whole_run(const agmem_model *m, double batch, double allocated, doub
     }
     double start = agmem_keep(fig[AGMEM_GC_HEAP_START] + m->data);
     double needed = agmem_keep(agmem_keep(start + live) + agmem_keep(8.0 * widest));
-    double trigger = expected_trigger(fig, needed);
+    double trigger = scheduled_trigger(m, batch, needed, start, live,
+                                       expected_trigger(fig, needed));
     /* the heap over the start, up to the trigger, and the nodes' pages: from the race of the
        two triggers where the host's allocation is counted, else node_growth() */
     double room = agmem_keep(trigger - start), heap, in_use, nodes, held = NA_REAL;

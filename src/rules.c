@@ -777,7 +777,7 @@ const char *const agmem_gc_names[AGMEM_N_GC] = {
     "steps", "alloc_scale", "alloc_offset", "headroom", "heap_start", "vsize", "min_free_frac",
     "grow_frac", "grow_incr_frac", "grow_incr_min", "kept_excess", "node_step", "node_once",
     "node_bytes", "node_headroom", "node_free", "node_apart", "unit_share", "live_sd",
-    "trigger_place", "level0_freq", "promoted"
+    "trigger_place", "level0_freq", "promoted", "level1_freq"
 };
 const agmem_gc_rule agmem_gc_rules[] = {
     /* device, figure, value, cite, backward (AGMEM_BACKWARD_ANY when not written) */
@@ -817,6 +817,11 @@ const agmem_gc_rule agmem_gc_rules[] = {
      "R's source, src/main/memory.c: LEVEL_0_FREQ; after this many level-0 collections (the "
      "youngest generation) R collects the two youngest: what was live at a level-0 collection "
      "and dies after it stays in the heap until then"},
+    {ANY, AGMEM_GC_LEVEL1_FREQ, 5,
+     "R's source, src/main/memory.c: LEVEL_1_FREQ; after this many level-1 collections R "
+     "collects in full (RunGenCollect()), so a full collection comes once in (LEVEL_0_FREQ + 1) "
+     "x (LEVEL_1_FREQ + 1) = 126 collections unless one leaves too little free; only a full "
+     "collection grows the trigger (AdjustHeapSize())"},
     {CPU, AGMEM_GC_KEPT_EXCESS, 16346871,
      "issue #15 measurement (long fit grid, measurements-long-fit.csv): the most the resident "
      "memory over R's heap peak went past the C allocator's fitted figures (retained, "

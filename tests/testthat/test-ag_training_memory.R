@@ -45,7 +45,7 @@ live_rules_of <- function(device, host_device, backward, optimizer) {
 reference_host <- function(rules, flat, n, optimizer, device, backward, fig) {
   h <- rules$host[rules$host$device == device, ]
   if (backward != "graph" || length(flat$ops) == 0L ||
-      !all(c("level0_freq", "promoted") %in% names(fig))) {
+      !all(c("level0_freq", "promoted", "level1_freq") %in% names(fig))) {
     return(NULL)
   }
   once <- 0
@@ -71,11 +71,9 @@ reference_host <- function(rules, flat, n, optimizer, device, backward, fig) {
   list(once = once, step = step, unit = unit, batch = batch)
 }
 
-# The race of R's two triggers (model.c's node_race()): the heap over the start a whole run
-# reaches, at most `room`, and the nodes in use at their most; NULL where the host's allocation
-# is not counted or a step allocates no nodes.
-reference_race <- function(host, per_step, steps, flat, batch, fig, live, room) {
-  if (is.null(host) || !(per_step > 0)) return(NULL)
+# The host's bytes a step allocates in resident mode (`host`, reference_host()), and of them the
+# mini-batch's, summed in the C code's order.
+reference_step <- function(host, flat, batch) {
   step <- host$step
   mini <- 0
   for (k in seq_along(flat$ops)) {
@@ -83,6 +81,17 @@ reference_race <- function(host, per_step, steps, flat, batch, fig, live, room) 
     step <- step + units * host$unit[[k]]
     mini <- mini + units * host$batch[[k]]
   }
+  list(step = step, mini = mini)
+}
+
+# The race of R's two triggers (model.c's node_race()): the heap over the start a whole run
+# reaches, at most `room`, and the nodes in use at their most; NULL where the host's allocation
+# is not counted or a step allocates no nodes.
+reference_race <- function(host, per_step, steps, flat, batch, fig, live, room) {
+  if (is.null(host) || !(per_step > 0)) return(NULL)
+  bytes <- reference_step(host, flat, batch)
+  step <- bytes$step
+  mini <- bytes$mini
   headroom <- fig[["node_headroom"]]
   once <- fig[["node_once"]]
   made <- once + steps * per_step
@@ -110,6 +119,27 @@ reference_race <- function(host, per_step, steps, flat, batch, fig, live, room) 
     if (seen < n) n <- seen
   }
   list(heap = room, nodes = n)
+}
+
+# R's trigger where the host's allocation is counted and the heap needed stays within R_VSIZE
+# (model.c's scheduled_trigger()): R grows it only at a full collection, which comes when a
+# collection leaves too little free (here only by the level-0 collections' old garbage) or once
+# in (level0_freq + 1) * (level1_freq + 1) collections; a run of fewer than half as many
+# collections keeps R_VSIZE. `settled` is the trigger otherwise.
+reference_scheduled <- function(host, per_step, steps, flat, batch, fig, needed, start, live,
+                                settled) {
+  v <- fig[["vsize"]]
+  free <- fig[["min_free_frac"]] * v
+  if (is.null(host) || !(settled > v) || needed + free > v) return(settled)
+  bytes <- reference_step(host, flat, batch)
+  every <- Inf
+  if (bytes$step > 0) every <- ((v - start) - live) / bytes$step
+  if (per_step > 0) every <- min(every, fig[["node_headroom"]] / per_step)
+  runs <- if (every > 0) steps / every else Inf
+  old <- min(floor(runs), fig[["level0_freq"]] - 1)
+  forced <- (needed + free) + fig[["promoted"]] * (old * bytes$mini)
+  cycle <- (fig[["level0_freq"]] + 1) * (fig[["level1_freq"]] + 1)
+  if (forced > v || !(runs < 0.5 * cycle)) settled else v
 }
 
 reference_whole_run <- function(spec, flat, batch, optimizer, live_rules, fig, allocated, data,
@@ -184,6 +214,8 @@ reference_whole_run <- function(spec, flat, batch, optimizer, live_rules, fig, a
   } else {
     settle(needed)
   }
+  trigger <- reference_scheduled(host, per_step, steps, flat, batch, fig, needed, start, live,
+                                 trigger)
   # The heap over the start, up to the trigger, and the nodes' pages: where the host's
   # allocation in resident mode is counted (`host`), from the race of R's two triggers.
   room <- trigger - start
@@ -810,7 +842,7 @@ test_that("the rule table cites a source for every row and is complete", {
   expect_true(all(is.finite(gc$value)))
   # One figure of each kind per device; R's own constants once, for any device.
   r_constants <- c("vsize", "min_free_frac", "grow_frac", "grow_incr_frac", "grow_incr_min",
-                   "node_bytes", "level0_freq")
+                   "node_bytes", "level0_freq", "level1_freq")
   expect_identical(sort(gc$figure[gc$device == "any"]), sort(r_constants))
   expect_identical(unique(gc$backward[gc$device %in% c("any", "cpu")]), "any")
   for (dev in c("cpu", "gpu")) {
@@ -1170,6 +1202,60 @@ test_that("R's node collections hold a small resident model's heap, worked out b
     2L, "adam", device = "gpu", quiet = TRUE
   )
   expect_identical(attn$host_regime$binding, "collector")
+})
+
+test_that("R's trigger stays at R_VSIZE in a resident run without a full collection, by hand", {
+  # 1024-768-64-512-1536 (mse), adam, batch 4, on device "gpu": the heap needed at a collection
+  # (the heap at the start, the live heap and the largest tensor, 1024 * 768 doubles) with a
+  # fifth of R_VSIZE is over 0.7 of R_VSIZE, so a full collection would grow the trigger once,
+  # to R_VSIZE * 1.2 + 640 000 B. Only full collections grow it.
+  spec <- ag_dense_stack(c(1024, 768, 64, 512, 1536))
+  rules <- training_rules()
+  fig <- stats::setNames(rules$gc$value, rules$gc$figure)[
+    rules$gc$device %in% c("gpu", "any") & rules$gc$backward == "any"]
+  fig <- fig[!duplicated(names(fig), fromLast = TRUE)]
+  vsize <- 64 * 2^20
+  grown <- vsize + (640000 + 0.2 * vsize)
+  run <- function(steps, batch = 4L) {
+    ag_training_memory(spec, batch, "adam", device = "gpu", quiet = TRUE, steps = steps)
+  }
+  mem <- run(100)
+  needed <- 6674564 + mem$host_regime$live + 8 * 1024 * 768
+  expect_gt(needed + 0.2 * vsize, 0.7 * vsize)
+  expect_lt(needed + 0.2 * vsize, vsize)
+  # Nothing forces one: a collection leaves more than the allocation and a fifth of R_VSIZE
+  # free, even with the old garbage of 19 level-0 collections (0.568 of the mini-batch each,
+  # 4 * (1024 * 16.10 + 1536 * 15.90) B). R's schedule collects in full once in 21 * 6 = 126
+  # collections; the run's come every so many steps, the fewer of R_VSIZE less the start and
+  # the live heap over a step's bytes (agmem_host_rules), and the nodes' headroom over a step's
+  # nodes.
+  n <- sum(vapply(spec$shapes, prod, 0))
+  mini <- 4 * (1024 * 16.10 + 1536 * 15.90)
+  expect_lt(needed + 0.2 * vsize + 0.568 * 19 * mini, vsize)
+  step <- 76790 + n * 0.01 + mini
+  per_step <- reference_nodes(spec, spec_ops(spec), 4, "adam",
+                              live_rules_of("gpu", "gpu", "graph", "adam"), fig)
+  every <- min((vsize - 6674564 - mem$host_regime$live) / step, 548024 / per_step)
+  # 100 steps make fewer than half the cycle's collections: at the median the run has no full
+  # collection, and the trigger stays where it started.
+  expect_lt(100 / every, 63)
+  expect_identical(mem$host_regime$trigger, vsize)
+  # A run of 10 000 steps has a full collection by the schedule, and the trigger grows.
+  expect_gt(10000 / every, 63)
+  expect_equal(run(10000)$host_regime$trigger, grown)
+  # A batch whose old garbage would leave too little free forces a full collection within the
+  # run's first fewer than 63 collections.
+  wide <- run(100, 64L)
+  mini <- 64 * (1024 * 16.10 + 1536 * 15.90)
+  wide_needed <- 6674564 + wide$host_regime$live + 8 * 1024 * 768 + 0.2 * vsize
+  per_wide <- reference_nodes(spec, spec_ops(spec), 64, "adam",
+                              live_rules_of("gpu", "gpu", "graph", "adam"), fig)
+  every <- min((vsize - 6674564 - wide$host_regime$live) / (76790 + n * 0.01 + mini),
+               548024 / per_wide)
+  expect_lt(100 / every, 63)
+  expect_lt(wide_needed, vsize)
+  expect_gt(wide_needed + 0.568 * min(floor(100 / every), 19) * mini, vsize)
+  expect_equal(wide$host_regime$trigger, grown)
 })
 
 test_that("a whole run adds R's nodes to what it allocated, worked out by hand", {
