@@ -388,7 +388,8 @@ static int node_race(const agmem_model *m, double batch, double live, double roo
    src/main/memory.c), and collects in full only
      - when a collection leaves less than the allocation and R_MinFreeFrac of the trigger
        free: with the heap needed within R_VSIZE, only by the old garbage of the level-0
-       collections, `promoted` of a mini-batch each, at most level0_freq - 1 of them; or
+       collections, `promoted` of a mini-batch each, at most level0_freq - 1 of them (or fewer
+       than R_MinFreeFrac of the node trigger's nodes free, which agmem does not follow); or
      - by its schedule: one level-1 collection in level0_freq + 1, one full collection in
        level1_freq + 1 of those, at a place in that cycle which the session's past sets.
    The run's collections come every so many steps, the fewer of: from the live heap to R_VSIZE
