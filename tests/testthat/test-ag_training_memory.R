@@ -252,6 +252,17 @@ reference_nodes <- function(spec, flat, batch, optimizer, live, fig) {
   nodes
 }
 
+# The R nodes a step of a dense stack allocates with Adam in resident mode (device "gpu", the
+# graph's backward), from the gc figures of device "gpu" over R's own.
+resident_adam_nodes <- function(spec, batch) {
+  gc <- training_rules()$gc
+  fig <- stats::setNames(gc$value, gc$figure)[gc$device %in% c("gpu", "any") &
+                                                  gc$backward == "any"]
+  fig <- fig[!duplicated(names(fig), fromLast = TRUE)]
+  reference_nodes(spec, spec_ops(spec), batch, "adam",
+                  live_rules_of("gpu", "gpu", "graph", "adam"), fig)
+}
+
 # The path of backward() for a model of these ops in this dtype: "host" when one of them is
 # recorded without an op (a batch norm, a layer norm, an embedding or a checkpoint) or the dtype
 # is f16 or bf16 (ggmlR's graph backward runs in f32 only), "graph" otherwise; a rule of path
@@ -1133,12 +1144,7 @@ test_that("R's node collections hold a small resident model's heap, worked out b
   n <- 1024 * 512 + 512
   once <- 682344 + n * 72
   step <- 76790 + n * 0.01 + 2 * (1024 * 16.10 + 512 * 15.90)
-  rules <- training_rules()
-  fig <- stats::setNames(rules$gc$value, rules$gc$figure)[
-    rules$gc$device %in% c("gpu", "any") & rules$gc$backward == "any"]
-  fig <- fig[!duplicated(names(fig), fromLast = TRUE)]
-  per_step <- reference_nodes(spec, spec_ops(spec), 2, "adam",
-                              live_rules_of("gpu", "gpu", "graph", "adam"), fig)
+  per_step <- resident_adam_nodes(spec, 2)
   # The nodes reach R's node trigger after (548 024 - 208 478) / per_step steps, with the heap
   # at what the run allocated by then; after that collection, the live heap and a headroom's
   # worth of steps. Both stay under R's vector trigger.
@@ -1158,8 +1164,7 @@ test_that("R's node collections hold a small resident model's heap, worked out b
   deep <- ag_dense_stack(c(64, 256, 128, 64))
   wide <- ag_training_memory(deep, 1024L, "adam", device = "gpu", quiet = TRUE)
   n2 <- 64 * 256 + 256 + 256 * 128 + 128 + 128 * 64 + 64
-  per2 <- reference_nodes(deep, spec_ops(deep), 1024, "adam",
-                          live_rules_of("gpu", "gpu", "graph", "adam"), fig)
+  per2 <- resident_adam_nodes(deep, 1024)
   mini <- 1024 * (64 * 16.10 + 64 * 15.90)
   step2 <- 76790 + n2 * 0.01 + mini
   before2 <- (548024 - 208478) / per2
@@ -1210,51 +1215,42 @@ test_that("R's trigger stays at R_VSIZE in a resident run without a full collect
   # fifth of R_VSIZE is over 0.7 of R_VSIZE, so a full collection would grow the trigger once,
   # to R_VSIZE * 1.2 + 640 000 B. Only full collections grow it.
   spec <- ag_dense_stack(c(1024, 768, 64, 512, 1536))
-  rules <- training_rules()
-  fig <- stats::setNames(rules$gc$value, rules$gc$figure)[
-    rules$gc$device %in% c("gpu", "any") & rules$gc$backward == "any"]
-  fig <- fig[!duplicated(names(fig), fromLast = TRUE)]
+  n <- sum(vapply(spec$shapes, prod, 0))
   vsize <- 64 * 2^20
   grown <- vsize + (640000 + 0.2 * vsize)
   run <- function(steps, batch = 4L) {
     ag_training_memory(spec, batch, "adam", device = "gpu", quiet = TRUE, steps = steps)
   }
+  # What a step's mini-batch allocates on the host (4 * (1024 * 16.10 + 1536 * 15.90) B at batch
+  # 4), the heap needed at a collection with a fifth of R_VSIZE, and how many steps the run's
+  # collections come apart: the fewer of R_VSIZE less the start and the live heap over a step's
+  # bytes (agmem_host_rules), and the nodes' headroom over a step's nodes.
+  mini <- function(batch) batch * (1024 * 16.10 + 1536 * 15.90)
+  needed <- function(mem) 6674564 + mem$host_regime$live + 8 * 1024 * 768 + 0.2 * vsize
+  every <- function(mem, batch) {
+    min((vsize - 6674564 - mem$host_regime$live) / (76790 + n * 0.01 + mini(batch)),
+        548024 / resident_adam_nodes(spec, batch))
+  }
   mem <- run(100)
-  needed <- 6674564 + mem$host_regime$live + 8 * 1024 * 768
-  expect_gt(needed + 0.2 * vsize, 0.7 * vsize)
-  expect_lt(needed + 0.2 * vsize, vsize)
+  expect_gt(needed(mem), 0.7 * vsize)
+  expect_lt(needed(mem), vsize)
   # Nothing forces one: a collection leaves more than the allocation and a fifth of R_VSIZE
-  # free, even with the old garbage of 19 level-0 collections (0.568 of the mini-batch each,
-  # 4 * (1024 * 16.10 + 1536 * 15.90) B). R's schedule collects in full once in 21 * 6 = 126
-  # collections; the run's come every so many steps, the fewer of R_VSIZE less the start and
-  # the live heap over a step's bytes (agmem_host_rules), and the nodes' headroom over a step's
-  # nodes.
-  n <- sum(vapply(spec$shapes, prod, 0))
-  mini <- 4 * (1024 * 16.10 + 1536 * 15.90)
-  expect_lt(needed + 0.2 * vsize + 0.568 * 19 * mini, vsize)
-  step <- 76790 + n * 0.01 + mini
-  per_step <- reference_nodes(spec, spec_ops(spec), 4, "adam",
-                              live_rules_of("gpu", "gpu", "graph", "adam"), fig)
-  every <- min((vsize - 6674564 - mem$host_regime$live) / step, 548024 / per_step)
+  # free, even with the old garbage of 19 level-0 collections (0.568 of the mini-batch each).
+  # R's schedule collects in full once in 21 * 6 = 126 collections.
+  expect_lt(needed(mem) + 0.568 * 19 * mini(4), vsize)
   # 100 steps make fewer than half the cycle's collections: at the median the run has no full
   # collection, and the trigger stays where it started.
-  expect_lt(100 / every, 63)
+  expect_lt(100 / every(mem, 4), 63)
   expect_identical(mem$host_regime$trigger, vsize)
   # A run of 10 000 steps has a full collection by the schedule, and the trigger grows.
-  expect_gt(10000 / every, 63)
+  expect_gt(10000 / every(mem, 4), 63)
   expect_equal(run(10000)$host_regime$trigger, grown)
   # A batch whose old garbage would leave too little free forces a full collection within the
   # run's first fewer than 63 collections.
   wide <- run(100, 64L)
-  mini <- 64 * (1024 * 16.10 + 1536 * 15.90)
-  wide_needed <- 6674564 + wide$host_regime$live + 8 * 1024 * 768 + 0.2 * vsize
-  per_wide <- reference_nodes(spec, spec_ops(spec), 64, "adam",
-                              live_rules_of("gpu", "gpu", "graph", "adam"), fig)
-  every <- min((vsize - 6674564 - wide$host_regime$live) / (76790 + n * 0.01 + mini),
-               548024 / per_wide)
-  expect_lt(100 / every, 63)
-  expect_lt(wide_needed, vsize)
-  expect_gt(wide_needed + 0.568 * min(floor(100 / every), 19) * mini, vsize)
+  expect_lt(100 / every(wide, 64), 63)
+  expect_lt(needed(wide), vsize)
+  expect_gt(needed(wide) + 0.568 * min(floor(100 / every(wide, 64)), 19) * mini(64), vsize)
   expect_equal(wide$host_regime$trigger, grown)
 })
 
