@@ -75,6 +75,9 @@ grid_subset <- function() {
   h[sort(order(work)[seq_len(min(nrow(h), 100L))]), ]
 }
 
+# The configurations of g run in resident mode, ag_device("gpu") (measure-long.R --device=gpu).
+resident <- function(g) cbind(g, device = "gpu", stringsAsFactors = FALSE)
+
 # ---- long runs (measure-long.R): the whole training loop, 100 steps ----
 #
 # A configuration: widths, batch, optimizer, activation, loss and variant (how the step gets
@@ -210,7 +213,7 @@ grid_layers_fit_gpu <- function() {
   g$after <- rep(after, times = nrow(small))
   g <- rbind(grid_layers_fit(), g)
   rownames(g) <- NULL
-  cbind(g, device = "gpu", stringsAsFactors = FALSE)
+  resident(g)
 }
 # A dropout alone in resident mode (ag_device("gpu")): its backward stays the graph's, so the
 # host takes device "gpu"'s whole-run figures. The fit grid's ten stacks and two wider ones
@@ -228,7 +231,7 @@ grid_layers_dropout_gpu <- function() {
                      variant = "grads", after = c("none", "dropout"), stringsAsFactors = FALSE)
   g <- rbind(g, wide)
   rownames(g) <- NULL
-  cbind(g, device = "gpu", stringsAsFactors = FALSE)
+  resident(g)
 }
 # The host path in resident mode (ag_device("gpu")): a batch norm or a layer norm sends
 # backward() to the host, where the step runs in R as on device "cpu" but the weights and Adam's
@@ -238,7 +241,7 @@ grid_layers_host_gpu <- function() {
   g <- grid_layers_fit()
   g <- g[g$after %in% c("batch_norm", "layer_norm"), ]
   rownames(g) <- NULL
-  cbind(g, device = "gpu", stringsAsFactors = FALSE)
+  resident(g)
 }
 grid_layers_holdout <- function() {
   data.frame(
@@ -265,7 +268,7 @@ grid_layers_holdout <- function() {
 # The long fit grid in resident mode (ag_device("gpu")): what the host's figures of the graph
 # backward on device "gpu" are fitted on (fit-long.R --device=gpu).
 grid_long_fit_gpu <- function() {
-  cbind(grid_long_fit(), device = "gpu", stringsAsFactors = FALSE)
+  resident(grid_long_fit())
 }
 
 # The host's allocation in resident mode (agmem_host_rules of src/rules.c, fitted by fit-long.R):
@@ -303,8 +306,7 @@ grid_host_alloc_layers_gpu <- function() {
   flash <- grid_flash_fit_gpu()
   heads <- rbind(attn[attn$after == "attention", cols], grid_attention_causal_gpu()[, cols],
                  flash[flash$after != "none", cols])
-  gpu <- function(g) cbind(g, device = "gpu", stringsAsFactors = FALSE)
-  g <- rbind(host_alloc_runs(gpu(dense[, cols])), host_alloc_runs(gpu(heads)))
+  g <- rbind(host_alloc_runs(resident(dense[, cols])), host_alloc_runs(resident(heads)))
   rownames(g) <- NULL
   g
 }
@@ -316,13 +318,13 @@ grid_step_max_gpu <- function() grid_long_fit_gpu()[seq(1L, 128L, by = 4L), ]
 # The long holdout in resident mode (ag_device("gpu")): dense stacks, whose backward is the
 # graph's, judged on the host (the RSS growth less the device pools) and on the pools.
 grid_long_holdout_gpu <- function() {
-  cbind(grid_long_holdout(), device = "gpu", stringsAsFactors = FALSE)
+  resident(grid_long_holdout())
 }
 
 # The layers' holdout in resident mode (ag_device("gpu")): a batch norm or a layer norm sends
 # backward() to the host, a dropout alone keeps the graph backward (issue 16).
 grid_layers_holdout_gpu <- function() {
-  cbind(grid_layers_holdout(), device = "gpu", stringsAsFactors = FALSE)
+  resident(grid_layers_holdout())
 }
 
 # Held out for a dropout alone in resident mode: the layers' holdout stacks with ag_dropout(0.3)
@@ -345,7 +347,7 @@ grid_layers_eval_holdout <- function() {
 # The same in resident mode: a batch norm in eval mode keeps its backward on the host, as in
 # training mode.
 grid_layers_eval_holdout_gpu <- function() {
-  cbind(grid_layers_eval_holdout(), device = "gpu", stringsAsFactors = FALSE)
+  resident(grid_layers_eval_holdout())
 }
 
 # ---- embeddings (measure-long.R --embed): ag_embedding() first, 100 steps ----
@@ -381,10 +383,10 @@ grid_embed_holdout <- function() {
 # The embedding in resident mode (ag_device("gpu")): its fit grid's pairs, to check the pools
 # and the host against the rules (nothing is fitted on them), and the held-out models.
 grid_embed_fit_gpu <- function() {
-  cbind(grid_embed_fit(), device = "gpu", stringsAsFactors = FALSE)
+  resident(grid_embed_fit())
 }
 grid_embed_holdout_gpu <- function() {
-  cbind(grid_embed_holdout(), device = "gpu", stringsAsFactors = FALSE)
+  resident(grid_embed_holdout())
 }
 # Three steps (validate.R): pairs that end before R's first collection, over vocabularies and
 # batches that tell the table from the lookup, and four that end after it.
@@ -484,7 +486,7 @@ grid_attention_holdout <- function() {
 # the held-out models, with the causal mask and the attention's dropout on two of them each.
 grid_attention_fit_gpu <- function() {
   g <- rbind(grid_attention_fit(), grid_attention_wide())
-  cbind(g, device = "gpu", stringsAsFactors = FALSE)
+  resident(g)
 }
 # Their pools, three steps each (validate.R --grid=attention_pools_gpu, measure-one.R): three
 # stacks at batches 64, 128 and 256, alone and with an attention of 1, 2 and 4 heads (with its
@@ -525,13 +527,13 @@ grid_attention_causal_gpu <- function() {
   g
 }
 grid_flash_fit_gpu <- function() {
-  cbind(grid_flash_fit(), device = "gpu", stringsAsFactors = FALSE)
+  resident(grid_flash_fit())
 }
 grid_attention_holdout_gpu <- function() {
   g <- grid_attention_holdout()
   g$after[c(2L, 5L)] <- sub("attention", "attention_causal", g$after[c(2L, 5L)], fixed = TRUE)
   g$after[c(3L, 6L)] <- sub("attention", "attention_dropout", g$after[c(3L, 6L)], fixed = TRUE)
-  cbind(g, device = "gpu", stringsAsFactors = FALSE)
+  resident(g)
 }
 
 # Attention dropout (measure-long.R --after=attention_dropout: ag_multihead_attention(dropout =
@@ -632,7 +634,7 @@ grid_flash_holdout <- function() {
 # backward is the graph's unless a layer norm sends it to the host; judged on the host (the RSS
 # growth less the device pools) and on the pools.
 grid_flash_holdout_gpu <- function() {
-  cbind(grid_flash_holdout(), device = "gpu", stringsAsFactors = FALSE)
+  resident(grid_flash_holdout())
 }
 
 # ---- the other activation and loss (sigmoid, ag_cross_entropy_loss()), 100 steps ----
@@ -696,10 +698,10 @@ grid_activations_holdout_softmax <- function() grid_activations_holdout()[-(1:8)
 # loss's host figures on, and the activations' holdout, which judges sigmoid, softmax and the
 # cross-entropy there.
 grid_activations_wide_gpu <- function() {
-  cbind(grid_activations_wide(), device = "gpu", stringsAsFactors = FALSE)
+  resident(grid_activations_wide())
 }
 grid_activations_holdout_gpu <- function() {
-  cbind(grid_activations_holdout(), device = "gpu", stringsAsFactors = FALSE)
+  resident(grid_activations_holdout())
 }
 
 # ---- ag_checkpoint() (measure-long.R --after=checkpoint), 100 steps ----
@@ -752,7 +754,7 @@ grid_checkpointed <- function() checkpointed_only(grid_checkpoint())
 grid_checkpointed_holdout <- function() checkpointed_only(grid_checkpoint_holdout())
 # The same in resident mode, ag_device("gpu"): ggmlR's graph backward declines a tape that holds
 # a checkpoint (its record has no op, R/ag_checkpoint.R), so the whole backward runs on the host.
-grid_checkpoint_gpu <- function() cbind(grid_checkpoint(), device = "gpu", stringsAsFactors = FALSE)
+grid_checkpoint_gpu <- function() resident(grid_checkpoint())
 # Its checkpointed runs alone (what CI measures in resident mode: the plain runs are dense stacks,
 # which the long holdout in resident mode judges).
 grid_checkpointed_gpu <- function() checkpointed_only(grid_checkpoint_gpu())
