@@ -526,6 +526,20 @@ grid_attention_causal_gpu <- function() {
   rownames(g) <- NULL
   g
 }
+# The attentions on the host path in resident mode (a layer norm before them: backward() then
+# runs in R): the attentions' fit grid in resident mode with a layer norm after the hidden layer
+# of every run (the stack with the layer norm alone is each group's pair), and the fit grid's
+# stack with the causal mask of 4 heads at each batch, 100 steps each; fit-layers.R fits the
+# attention's own figures on the host path on them.
+grid_attention_host_gpu <- function() {
+  g <- grid_attention_fit_gpu()
+  causal <- g[g$widths == "128-256-10" & g$heads == 4, ]
+  causal$after <- "attention_causal"
+  g <- rbind(g, causal)
+  g$after <- ifelse(g$after == "none", "layer_norm", paste0("layer_norm+", g$after))
+  rownames(g) <- NULL
+  g
+}
 grid_flash_fit_gpu <- function() {
   resident(grid_flash_fit())
 }

@@ -21,7 +21,8 @@
 #   (and --grid=attention_fit, attention_holdout: ag_multihead_attention(); and
 #   attention_dropout_holdout and attention_dropout_step: the same with its attention dropout on;
 #   attention_causal_fit and attention_causal_holdout: the same called with a causal mask, and
-#   attention_causal_gpu: the mask on the attention fit grid in resident mode;
+#   attention_causal_gpu: the mask on the attention fit grid in resident mode; attention_host_gpu:
+#   that grid in resident mode with a layer norm in every run, whose backward then runs in R;
 #   flash_fit, flash_fit_wide and flash_holdout: a block around ag_flash_attention(), and
 #   flash_holdout_gpu: its holdout in resident mode; layers_eval_holdout_gpu: the eval batch
 #   norm's holdout in resident mode;
@@ -215,6 +216,7 @@ if (nzchar(opt$from_csv)) {
                 attention_heads = grid_attention_heads,
                 attention_optim = grid_attention_optim,
                 attention_fit_gpu = grid_attention_fit_gpu,
+                attention_host_gpu = grid_attention_host_gpu,
                 attention_causal_gpu = grid_attention_causal_gpu,
                 attention_holdout_gpu = grid_attention_holdout_gpu,
                 flash_fit_gpu = grid_flash_fit_gpu,
