@@ -687,6 +687,20 @@ static int own_row(int device, int backward, const agmem_model *m)
     return backward != AGMEM_BACKWARD_ANY && device == m->device && backward == m->backward;
 }
 
+/* Whether the live rules have a row of model m's own (own_row()) for the op named `op` and
+   optimizer opt: its bytes (live, retained, the step's largest) then replace those of the host
+   device's row for that op, whose nodes still count. */
+static int own_op_row(const agmem_model *m, const char *op, int opt)
+{
+    for (R_xlen_t j = 0; j < agmem_n_live_rules; j++) {
+        const agmem_live_rule *r = &agmem_live_rules[j];
+        if (own_row(r->device, r->backward, m) && r->op != NULL && strcmp(r->op, op) == 0 &&
+            (r->optimizer == AGMEM_ANY || r->optimizer == opt))
+            return 1;
+    }
+    return 0;
+}
+
 /* The path ggmlR's backward() takes for a model of these ops (a character vector that
    check_ops() accepted): AGMEM_BACKWARD_HOST when one of them is recorded without an op
    (agmem_ops' host_backward), AGMEM_BACKWARD_GRAPH otherwise; and into *pools, the path the
@@ -843,8 +857,11 @@ void agmem_model_read(SEXP shapes, SEXP units, SEXP ops, SEXP optimizer, SEXP de
         }
         if (r->optimizer != AGMEM_ANY && r->optimizer != opt)
             continue;
-        /* the host device's rows count at the share the model's path holds of them */
+        /* the host device's rows count at the share the model's path holds of them, and not
+           at all for an op with a row of the model's own, but for their nodes */
         double share = r->backward == AGMEM_BACKWARD_ANY ? m->gc[AGMEM_GC_UNIT_SHARE] : 1.0;
+        if (r->backward == AGMEM_BACKWARD_ANY && own_op_row(m, r->op, opt))
+            share = 0.0;
         for (R_xlen_t i = 0; i < n_ops; i++)
             if (strcmp(agmem_unit_rules[first[i]].op, r->op) == 0) {
                 live[i] = agmem_keep(live[i] + agmem_keep(share * r->bytes));

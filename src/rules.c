@@ -1263,6 +1263,42 @@ const agmem_live_rule agmem_live_rules[] = {
      "issue #16 measurement (the same runs): as optimizer_sgd() with momentum, fitted as one; "
      "retained by the allocator: 20.36; the step's largest: 36.58", 20.36, 36.58, 0, 0,
      AGMEM_BACKWARD_HOST},
+    /* The attentions on the host path in resident mode (a layer norm or a batch norm before
+       them): these rows take the place of device "cpu"'s rows of the same ops at the share,
+       but for their nodes (model.c, own_op_row()); fitted by fit-layers.R on
+       measurements-attention-host-gpu.csv (validate-long.R --grid=attention_host_gpu: the
+       attentions' fit grid in resident mode with a layer norm in every run, 100 steps), per
+       term, a term fitted below 0 written 0; the step's largest, not measured there, is the
+       bytes live, as device "cpu"'s attention rows. */
+    {GPU, ANY, "attention", 167.82,
+     "issue #16 measurement (attentions' fit grid with a layer norm in resident mode, "
+     "fit-layers.R): per unit of d_model and sample, the bytes live at full collections on the "
+     "host path: the projections' closures run in R (R/ag_layers.R:712-771); retained by the "
+     "allocator: fitted below 0, 0", 0, 167.82, 0, 0, AGMEM_BACKWARD_HOST},
+    {GPU, ANY, "attention_one_head", 6.64,
+     "issue #16 measurement (the same runs): per head, unit of d_model and sample, as "
+     "attention_block's", 0, 6.64, 0, 0, AGMEM_BACKWARD_HOST},
+    {GPU, ANY, "attention_block", 6.64,
+     "issue #16 measurement (the same runs): per head, unit of d_model and sample, the bytes "
+     "live at full collections: each head's slices of Q, K and V (R/ag_layers.R:801-816); "
+     "retained: fitted below 0, 0", 0, 6.64, 0, 0, AGMEM_BACKWARD_HOST},
+    {GPU, ANY, "attention_head", 96.33,
+     "issue #16 measurement (the same runs): per head and pair of samples, the bytes live at "
+     "full collections: the head's scores and softmax the closures read back into R for the "
+     "backward (122.45 at device \"cpu\"'s share); retained by the allocator: 36.95",
+     36.95, 96.33, 0, 0, AGMEM_BACKWARD_HOST},
+    {GPU, ANY, "attention_slices", 0,
+     "issue #16 measurement (the same runs): per d_model x d_model unit, over the parameter "
+     "rules: fitted below 0, written 0", 0, 0, 0, 0, AGMEM_BACKWARD_HOST},
+    {GPU, ANY, "attention_concat", 12.21,
+     "issue #16 measurement (the same runs): per d_model x d_model unit of an attention of "
+     "more than one head, the placement matrices on the tape (R/ag_layers.R:838-839); "
+     "retained: fitted below 0, 0", 0, 12.21, 0, 0, AGMEM_BACKWARD_HOST},
+    {GPU, ANY, "attention_causal", 2.14,
+     "issue #16 measurement (the same grid's stack with the mask, 4 heads at each batch, "
+     "against the same attention without it, fit-layers.R): per head and pair of samples, the "
+     "bytes live at full collections (1.50 to 102.22 by pair, through the origin); retained: "
+     "fitted below 0, 0", 0, 2.14, 0, 0, AGMEM_BACKWARD_HOST},
     {GPU, ANY, "input", 15.56,
      "issue #15 measurement (long fit grid in resident mode): per input unit and sample, the "
      "mini-batch R subsets and the copy ag_tensor() uploads; retained by the allocator: "

@@ -997,4 +997,66 @@ say_held(c(h_tab, h_own_gc("unit_share"), round(h_own_gc("node_free"))),
          c(rbind(round(hfit[, c("adam", "sgd", "sgd")], 2),
                  nodes = round(c(h_nodes[["adam"]], h_nodes[["sgd"]], 0))),
            h_share, round(h_free)), "host path", " in resident mode")
+
+# ---- The attentions on the host path in resident mode (a layer norm before them) ----
+# With a layer norm (or a batch norm) in the model, backward() runs every record's R closure on
+# the host, the attention's too; the host path's share of device "cpu"'s per-unit figures (above)
+# was fitted on stacks without an attention. Pairs of measurements-attention-host-gpu.csv
+# (validate-long.R --grid=attention_host_gpu: the attentions' fit grid in resident mode with a
+# layer norm after the hidden layer of every run, the stack with the layer norm alone each group's
+# pair, 100 steps): what a run holds over what agmem's rules give its pair (the pairs at batch 64
+# seldom collect in full), less the parameters the attention adds at the host path's
+# per-parameter figures, by least squares on the graph path's terms (lin, hlin, square,
+# concat) and the heads' pairs of samples (pairs: each head's scores), a term that fits below 0
+# dropped: the bytes live at full collections and what the allocator keeps over R's heap peak.
+# And the causal mask: the fit grid's stack with it (4 heads at each batch) against the same
+# attention without it, per head and pair, through the origin. The step's largest live heap is
+# not measured (a step under gctorture() takes minutes in resident mode): it stays what the host
+# path counted before these rows, device "cpu"'s at the share.
+host_attn_terms <- function(p) cbind(host_terms(p), pairs = p$heads * p$batch^2)
+h_param <- function(opts, col) vapply(opts, function(o) h_rows[[col]][h_rows$optimizer == o], 0)
+ahq <- paired(file.path(here, "measurements-attention-host-gpu.csv"),
+              function(m) m$after == "layer_norm", function(m) m$after == "layer_norm+attention")
+ahp <- ahq$p
+ahb <- ahq$b
+# What agmem's rules give the runs `r` (on the host path: their own layers, no attention) live
+# at R's full collections over a whole run.
+host_pair_live <- function(r) {
+  vapply(seq_len(nrow(r)), function(i) {
+    spec <- run_spec(r$widths[i], r$activation[i], r$loss[i], r$after[i], 0, 1)
+    agmem::ag_training_memory(spec, r$batch[i], r$optimizer[i], "gpu",
+                              quiet = TRUE)$host_regime$live
+  }, 0)
+}
+ah_live <- (ahp$live_full - ahp$heap0) - host_pair_live(ahb) -
+  ahp$dparams * h_param(ahp$optimizer, "bytes")
+ah_kept <- gpu_over(ahp) - gpu_over(ahb) - ahp$dparams * h_param(ahp$optimizer, "retained")
+ahfit <- rbind(bytes = nn_fit(ah_live, host_attn_terms(ahp)),
+               retained = nn_fit(ah_kept, host_attn_terms(ahp)))
+ahc <- paired(file.path(here, "measurements-attention-host-gpu.csv"),
+              function(m) m$after == "layer_norm+attention" & m$heads == 4,
+              function(m) m$after == "layer_norm+attention_causal")
+ahc_pairs <- ahc$p$heads * ahc$p$batch^2
+ahc_live <- (ahc$p$live_full - ahc$p$heap0) - (ahc$b$live_full - ahc$b$heap0)
+ahcfit <- c(bytes = pos(through(ahc_pairs, ahc_live)),
+            retained = pos(through(ahc_pairs, gpu_over(ahc$p) - gpu_over(ahc$b))))
+cat(sprintf(paste0("\nthe attention on the host path in resident mode: %d pairs of 100-step runs ",
+                   "(%d collected in full); the causal mask: %d pairs, %.2f to %.2f per head and ",
+                   "pair live\n"),
+            nrow(ahp), sum(is.finite(ah_live)), nrow(ahc$p), min(ahc_live / ahc_pairs),
+            max(ahc_live / ahc_pairs)))
+# The table's own rows on the host path in resident mode: "attention" takes lin, the head's block
+# (and the one head's) hlin, the head pairs, the slices square, the concatenation concat and the
+# mask causal; the step's largest is the bytes live.
+ah_fit <- cbind(ahfit, causal = c(ahcfit[["bytes"]], ahcfit[["retained"]]))
+print(round(ah_fit, 2))
+ah_ops <- c(lin = "attention", hlin = "attention_block", hlin = "attention_one_head",
+            pairs = "attention_head", square = "attention_slices", concat = "attention_concat",
+            causal = "attention_causal")
+ah_rows <- rules$live[rules$live$device == "gpu" & rules$live$backward == "host", ]
+ah_tab <- rbind(bytes = ah_rows$bytes[match(ah_ops, ah_rows$op)],
+                retained = ah_rows$retained[match(ah_ops, ah_rows$op)],
+                step_max = ah_rows$step_max[match(ah_ops, ah_rows$op)])
+say_held(ah_tab, round(rbind(ah_fit, step_max = ah_fit["bytes", ])[, names(ah_ops)], 2),
+         "attention", " on the host path in resident mode")
 if (!all_held) quit(status = 1L)

@@ -157,9 +157,11 @@ reference_whole_run <- function(spec, flat, batch, optimizer, live_rules, fig, a
     units <- flat$units[[k]] * per_sample(flat$ops[[k]], batch)
     mine <- live_rules$op %in% rules_of(flat$ops[[k]]) &
       live_rules$optimizer %in% c("any", optimizer)
-    # The host device's rows count at the share the model's path holds of them, summed in table
-    # order as the C code sums them.
-    share <- ifelse(live_rules$backward[mine] == "any", fig[["unit_share"]], 1)
+    # The host device's rows count at the share the model's path holds of them, and not at all
+    # for an op with a row of the model's own (but for their nodes, reference_nodes()); summed
+    # in table order as the C code sums them.
+    own <- any(live_rules$backward[mine] != "any")
+    share <- ifelse(live_rules$backward[mine] == "any", if (own) 0 else fig[["unit_share"]], 1)
     op_sum <- function(col) Reduce(`+`, share * live_rules[[col]][mine], 0)
     live <- live + units * op_sum("bytes")
     retained <- retained + units * op_sum("retained")
@@ -544,6 +546,42 @@ host_path_live <- function(spec, batch, optimizer) {
                largest * per_param("cpu", "any", "largest"))
 }
 
+test_that("an attention on the host path in resident mode has its own rows, worked out by hand", {
+  # 128-256 (relu), a layer norm, an attention of 4 heads, 10 outputs: the layer norm sends the
+  # backward to the host, where the attention's ops take the host path's own rows in place of
+  # device "cpu"'s rows at the path's share.
+  ln <- fake_layer("ag_layer_norm", list(gamma = fake_tensor(c(256, 1)),
+                                         beta = fake_tensor(c(256, 1))))
+  spec <- ag_model_spec(list(fake_linear(128, 256, "relu"), ln, fake_attention(256, 4),
+                             fake_linear(256, 10)), loss = "softmax_cross_entropy")
+  live <- training_rules()$live
+  share <- training_rules()$gc
+  share <- share$value[share$device == "gpu" & share$backward == "host" &
+                         share$figure == "unit_share"]
+  fig <- function(op, path, opt = "any") {
+    x <- live$bytes[live$op %in% op & live$backward == path & live$optimizer == opt &
+                      live$device == if (path == "host") "gpu" else "cpu"]
+    if (length(x)) x else 0
+  }
+  for (opt in c("adam", "sgd")) {
+    b <- 96
+    # units: the projections d b, each head's pairs b^2 and block d b, the slices' and the
+    # concatenation's d^2 tables
+    units <- c(attention = 256 * b, attention_head = 4 * b^2, attention_block = 4 * 256 * b,
+               attention_slices = 256^2, attention_concat = 256^2)
+    cpu_row <- c(fig("attention", "any"), fig("attention_head", "any"),
+                 fig("attention_block", "any"), fig("attention_slices", "any", opt),
+                 fig("attention_concat", "any"))
+    own_row <- vapply(names(units), fig, 0, path = "host")
+    mem <- ag_training_memory(spec, b, opt, "gpu", quiet = TRUE)
+    expect_equal(mem$host_regime$live,
+                 host_path_live(spec, b, opt) - share * sum(units * cpu_row) +
+                   sum(units * own_row), label = opt)
+    # The heads' pairs hold less on this path than device "cpu"'s rows at the share.
+    expect_lt(own_row[["attention_head"]], share * cpu_row[[2]])
+  }
+})
+
 test_that("a batch norm or a layer norm sends the backward to the host, worked out by hand", {
   bn <- ag_model_spec(list(fake_linear(784, 512, "relu"), fake_layer(
     "ag_batch_norm", list(gamma = fake_tensor(c(512, 1)), beta = fake_tensor(c(512, 1)))
@@ -760,8 +798,10 @@ test_that("every figure equals the rule table evaluated in R; peaks are sums, mo
         spec$ops[[1]] <- c("embedding_table", "embedding")
         spec$layers$type[[1]] <- "embedding"
       }
-      # And a quarter have an attention of 1 to 4 heads after their last hidden layer.
-      if (g$device == "cpu" && length(widths) > 2L && stats::runif(1) < 1 / 4) {
+      # And a quarter have an attention of 1 to 4 heads after their last hidden layer (on
+      # device "gpu" with a layer before it that sends the backward to the host, the host
+      # path's own rows take the place of device "cpu"'s for its ops).
+      if (length(widths) > 2L && stats::runif(1) < 1 / 4) {
         h <- length(widths) - 2L
         heads <- sample(4L, 1L)
         spec$ops[[h]] <- c(spec$ops[[h]], "attention_slices", "attention",
@@ -876,9 +916,16 @@ test_that("the rule table cites a source for every row and is complete", {
   expect_identical(unique(gc$backward[gc$backward != "any"]), "host")
   expect_false(anyDuplicated(own) > 0)
   expect_setequal(own, c("unit_share", "node_apart", "node_free", "live_sd"))
+  # Its own rows of the live rules: a figure per parameter for every optimizer, and the
+  # attention's ops, each once, for any optimizer (they take the place of device "cpu"'s rows
+  # of the same ops, where it has them).
   own_live <- rules$live[rules$live$backward != "any", ]
-  expect_true(all(own_live$device == "gpu" & own_live$backward == "host" & is.na(own_live$op)))
-  expect_setequal(own_live$optimizer, c("adam", "sgd", "sgd_plain"))
+  expect_true(all(own_live$device == "gpu" & own_live$backward == "host"))
+  expect_setequal(own_live$optimizer[is.na(own_live$op)], c("adam", "sgd", "sgd_plain"))
+  own_ops <- own_live$op[!is.na(own_live$op)]
+  expect_false(anyDuplicated(own_ops) > 0)
+  expect_true(all(startsWith(own_ops, "attention")))
+  expect_true(all(own_live$optimizer[!is.na(own_live$op)] == "any"))
   live <- rules$live
   expect_true(all(nzchar(live$cite) & grepl("issue #15|issue #16", live$cite)))
   expect_true(all(is.finite(live$bytes) & live$bytes >= 0))
