@@ -529,20 +529,23 @@ grid_attention_causal_gpu <- function() {
 # The attentions on the host path in resident mode (a layer norm before them: backward() then
 # runs in R): the attentions' fit grid in resident mode with a layer norm after the hidden layer
 # of every run (the stack with the layer norm alone is each group's pair), and the fit grid's
-# stack with the causal mask of 4 heads at each batch, 100 steps each; fit-layers.R fits the
-# attention's own figures on the host path on them.
-grid_attention_host_gpu <- function() {
-  g <- grid_attention_fit_gpu()
-  causal <- g[g$widths == "128-256-10" & g$heads == 4, ]
-  causal$after <- "attention_causal"
-  g <- rbind(g, causal)
+# stack with the causal mask of 4 heads at each batch; and the flash blocks' fit grid in resident
+# mode the same way; 100 steps each. fit-layers.R fits their own figures on the host path on them.
+after_layer_norm <- function(g) {
   g$after <- ifelse(g$after == "none", "layer_norm", paste0("layer_norm+", g$after))
   rownames(g) <- NULL
   g
 }
+grid_attention_host_gpu <- function() {
+  g <- grid_attention_fit_gpu()
+  causal <- g[g$widths == "128-256-10" & g$heads == 4, ]
+  causal$after <- "attention_causal"
+  after_layer_norm(rbind(g, causal))
+}
 grid_flash_fit_gpu <- function() {
   resident(grid_flash_fit())
 }
+grid_flash_host_gpu <- function() after_layer_norm(grid_flash_fit_gpu())
 grid_attention_holdout_gpu <- function() {
   g <- grid_attention_holdout()
   g$after[c(2L, 5L)] <- sub("attention", "attention_causal", g$after[c(2L, 5L)], fixed = TRUE)

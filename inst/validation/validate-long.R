@@ -24,8 +24,9 @@
 #   attention_causal_gpu: the mask on the attention fit grid in resident mode; attention_host_gpu:
 #   that grid in resident mode with a layer norm in every run, whose backward then runs in R;
 #   flash_fit, flash_fit_wide and flash_holdout: a block around ag_flash_attention(), and
-#   flash_holdout_gpu: its holdout in resident mode; layers_eval_holdout_gpu: the eval batch
-#   norm's holdout in resident mode;
+#   flash_holdout_gpu: its holdout in resident mode, flash_host_gpu: its fit grid in resident mode
+#   with a layer norm in every run; layers_eval_holdout_gpu: the eval batch norm's holdout in
+#   resident mode;
 #   activations_fit, activations_softmax and activations_wide, activations_holdout: sigmoid,
 #   softmax and ag_cross_entropy_loss(), fitted by fit-layers.R; checkpoint: ag_checkpoint()
 #   around two layers, described by them, and the same plainly (checkpointed: the checkpointed
@@ -217,6 +218,7 @@ if (nzchar(opt$from_csv)) {
                 attention_optim = grid_attention_optim,
                 attention_fit_gpu = grid_attention_fit_gpu,
                 attention_host_gpu = grid_attention_host_gpu,
+                flash_host_gpu = grid_flash_host_gpu,
                 attention_causal_gpu = grid_attention_causal_gpu,
                 attention_holdout_gpu = grid_attention_holdout_gpu,
                 flash_fit_gpu = grid_flash_fit_gpu,
