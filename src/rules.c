@@ -1266,10 +1266,11 @@ const agmem_live_rule agmem_live_rules[] = {
     /* The attentions on the host path in resident mode (a layer norm or a batch norm before
        them): these rows take the place of device "cpu"'s rows of the same ops at the share,
        but for their nodes (model.c, own_op_row()); fitted by fit-layers.R on
-       measurements-attention-host-gpu.csv (validate-long.R --grid=attention_host_gpu: the
-       attentions' fit grid in resident mode with a layer norm in every run, 100 steps), per
-       term, a term fitted below 0 written 0; the step's largest, not measured there, is the
-       bytes live, as device "cpu"'s attention rows. */
+       measurements-attention-host-gpu.csv and measurements-flash-host-gpu.csv (validate-long.R
+       --grid=attention_host_gpu and flash_host_gpu: the fit grids of the attention and of the
+       flash block in resident mode with a layer norm in every run, 100 steps), per term, a
+       term fitted below 0 written 0; the step's largest, not measured there, is the bytes
+       live, as device "cpu"'s attention rows. */
     {GPU, ANY, "attention", 167.82,
      "issue #16 measurement (attentions' fit grid with a layer norm in resident mode, "
      "fit-layers.R): per unit of d_model and sample, the bytes live at full collections on the "
@@ -1299,6 +1300,17 @@ const agmem_live_rule agmem_live_rules[] = {
      "against the same attention without it, fit-layers.R): per head and pair of samples, the "
      "bytes live at full collections (1.50 to 102.22 by pair, through the origin); retained: "
      "fitted below 0, 0", 0, 2.14, 0, 0, AGMEM_BACKWARD_HOST},
+    {GPU, ANY, "flash_attention", 0,
+     "issue #16 measurement (flash blocks' fit grid with a layer norm in resident mode, "
+     "fit-layers.R): per unit of d_model and sample of a call of ag_flash_attention() on the "
+     "host path, over its block's four ag_linear() at device \"cpu\"'s figures at the share: "
+     "fitted below 0 (-295.81 to -29.69 by pair), written 0; retained by the allocator: 16.52",
+     16.52, 0, 0, 0, AGMEM_BACKWARD_HOST},
+    {GPU, ANY, "flash_causal", 17.98,
+     "issue #16 measurement (the same grid, the block with the mask against the same block "
+     "without it, fit-layers.R): per pair of samples, the bytes live at full collections on "
+     "the host path (16.00 to 435.20 by pair, through the origin); retained by the allocator: "
+     "10.98", 10.98, 17.98, 0, 0, AGMEM_BACKWARD_HOST},
     {GPU, ANY, "input", 15.56,
      "issue #15 measurement (long fit grid in resident mode): per input unit and sample, the "
      "mini-batch R subsets and the copy ag_tensor() uploads; retained by the allocator: "

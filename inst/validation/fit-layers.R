@@ -1059,4 +1059,42 @@ ah_tab <- rbind(bytes = ah_rows$bytes[match(ah_ops, ah_rows$op)],
                 step_max = ah_rows$step_max[match(ah_ops, ah_rows$op)])
 say_held(ah_tab, round(rbind(ah_fit, step_max = ah_fit["bytes", ])[, names(ah_ops)], 2),
          "attention", " on the host path in resident mode")
+
+# And the flash call on the host path in resident mode: pairs of measurements-flash-host-gpu.csv
+# (validate-long.R --grid=flash_host_gpu: the flash blocks' fit grid in resident mode with a
+# layer norm in every run, 100 steps), each run with a block against the stack with the layer norm
+# alone, and with the mask against the same block without it: each run over what agmem's rules give
+# its pair, less the block's parameters at the host path's per-parameter figures and its four
+# ag_linear() products at device "cpu"'s "matmul" and "add" at the share, per unit of d_model
+# and sample; the mask over the same block without it, per pair of samples; each through the
+# origin, below 0 written 0, the step's largest the bytes live.
+fh <- paired(file.path(here, "measurements-flash-host-gpu.csv"),
+             function(m) m$after == "layer_norm", function(m) m$after == "layer_norm+flash")
+fh$p$lin <- vapply(fh$p$hidden, sum, 0) * fh$p$batch
+fh_live <- (fh$p$live_full - fh$p$heap0) - host_pair_live(fh$b) -
+  fh$p$dparams * h_param(fh$p$optimizer, "bytes") - 4 * fh$p$lin * h_share * lin_fig("bytes")
+fh_kept <- gpu_over(fh$p) - gpu_over(fh$b) - fh$p$dparams * h_param(fh$p$optimizer, "retained") -
+  4 * fh$p$lin * h_share * lin_fig("retained")
+fhc <- paired(file.path(here, "measurements-flash-host-gpu.csv"),
+              function(m) m$after == "layer_norm+flash",
+              function(m) m$after == "layer_norm+flash_causal", by = "heads")
+fhc_pairs <- fhc$p$batch^2 * lengths(fhc$p$hidden)
+fhc_live <- (fhc$p$live_full - fhc$p$heap0) - (fhc$b$live_full - fhc$b$heap0)
+fh_fit <- cbind(flash_attention = c(bytes = pos(through(fh$p$lin, fh_live)),
+                                    retained = pos(through(fh$p$lin, fh_kept))),
+                flash_causal = c(bytes = pos(through(fhc_pairs, fhc_live)),
+                                 retained = pos(through(fhc_pairs,
+                                                        gpu_over(fhc$p) - gpu_over(fhc$b)))))
+cat(sprintf(paste0("\nthe flash call on the host path in resident mode: %d pairs of 100-step runs ",
+                   "(%d collected in full), %.2f to %.2f per unit and sample live; the mask: %d ",
+                   "pairs, %.2f to %.2f per pair\n"),
+            nrow(fh$p), sum(is.finite(fh_live)), min(fh_live / fh$p$lin, na.rm = TRUE),
+            max(fh_live / fh$p$lin, na.rm = TRUE), nrow(fhc$p), min(fhc_live / fhc_pairs),
+            max(fhc_live / fhc_pairs)))
+print(round(fh_fit, 2))
+fh_rows <- rbind(bytes = ah_rows$bytes[match(colnames(fh_fit), ah_rows$op)],
+                 retained = ah_rows$retained[match(colnames(fh_fit), ah_rows$op)],
+                 step_max = ah_rows$step_max[match(colnames(fh_fit), ah_rows$op)])
+say_held(fh_rows, round(rbind(fh_fit, step_max = fh_fit["bytes", ]), 2), "flash call",
+         " on the host path in resident mode")
 if (!all_held) quit(status = 1L)

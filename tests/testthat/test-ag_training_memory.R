@@ -798,16 +798,19 @@ test_that("every figure equals the rule table evaluated in R; peaks are sums, mo
         spec$ops[[1]] <- c("embedding_table", "embedding")
         spec$layers$type[[1]] <- "embedding"
       }
-      # And a quarter have an attention of 1 to 4 heads after their last hidden layer (on
-      # device "gpu" with a layer before it that sends the backward to the host, the host
-      # path's own rows take the place of device "cpu"'s for its ops).
+      # And a quarter have an attention of 1 to 4 heads after their last hidden layer, a third
+      # of those a flash call (on device "gpu" with a layer before it that sends the backward to
+      # the host, the host path's own rows take the place of device "cpu"'s for their ops).
       if (length(widths) > 2L && stats::runif(1) < 1 / 4) {
         h <- length(widths) - 2L
         heads <- sample(4L, 1L)
-        spec$ops[[h]] <- c(spec$ops[[h]], "attention_slices", "attention",
-                           rep("attention_head", heads),
-                           if (stats::runif(1) < 0.5) rep("attention_dropout", heads),
-                           if (heads > 1) c("attention_concat", rep("attention_block", heads)))
+        spec$ops[[h]] <- c(spec$ops[[h]], if (stats::runif(1) < 1 / 3) {
+          c("flash_attention", if (stats::runif(1) < 0.5) "flash_causal")
+        } else {
+          c("attention_slices", "attention", rep("attention_head", heads),
+            if (stats::runif(1) < 0.5) rep("attention_dropout", heads),
+            if (heads > 1) c("attention_concat", rep("attention_block", heads)))
+        })
       }
       batches <- sort(sample.int(if (stats::runif(1) < 0.5) 4096L else .Machine$integer.max, 5L))
       steps <- sample(c(1, 3, 4, 100, 1e4), 1L)
@@ -916,15 +919,15 @@ test_that("the rule table cites a source for every row and is complete", {
   expect_identical(unique(gc$backward[gc$backward != "any"]), "host")
   expect_false(anyDuplicated(own) > 0)
   expect_setequal(own, c("unit_share", "node_apart", "node_free", "live_sd"))
-  # Its own rows of the live rules: a figure per parameter for every optimizer, and the
-  # attention's ops, each once, for any optimizer (they take the place of device "cpu"'s rows
-  # of the same ops, where it has them).
+  # Its own rows of the live rules: a figure per parameter for every optimizer, and the ops of
+  # the attentions (ag_multihead_attention() and the flash call), each once, for any optimizer
+  # (they take the place of device "cpu"'s rows of the same ops, where it has them).
   own_live <- rules$live[rules$live$backward != "any", ]
   expect_true(all(own_live$device == "gpu" & own_live$backward == "host"))
   expect_setequal(own_live$optimizer[is.na(own_live$op)], c("adam", "sgd", "sgd_plain"))
   own_ops <- own_live$op[!is.na(own_live$op)]
   expect_false(anyDuplicated(own_ops) > 0)
-  expect_true(all(startsWith(own_ops, "attention")))
+  expect_true(all(startsWith(own_ops, "attention") | startsWith(own_ops, "flash")))
   expect_true(all(own_live$optimizer[!is.na(own_live$op)] == "any"))
   live <- rules$live
   expect_true(all(nzchar(live$cite) & grepl("issue #15|issue #16", live$cite)))
