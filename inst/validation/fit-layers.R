@@ -1011,8 +1011,8 @@ say_held(c(h_tab, h_own_gc("unit_share"), round(h_own_gc("node_free"))),
 # dropped: the bytes live at full collections and what the allocator keeps over R's heap peak.
 # And the causal mask: the fit grid's stack with it (4 heads at each batch) against the same
 # attention without it, per head and pair, through the origin. The step's largest live heap is
-# not measured (a step under gctorture() takes minutes in resident mode): it stays what the host
-# path counted before these rows, device "cpu"'s at the share.
+# not measured (a step under gctorture() takes minutes in resident mode): it is taken as the
+# bytes live, as in device "cpu"'s attention rows.
 host_attn_terms <- function(p) cbind(host_terms(p), pairs = p$heads * p$batch^2)
 h_param <- function(opts, col) vapply(opts, function(o) h_rows[[col]][h_rows$optimizer == o], 0)
 ahq <- paired(file.path(here, "measurements-attention-host-gpu.csv"),
@@ -1062,12 +1062,12 @@ say_held(ah_tab, round(rbind(ah_fit, step_max = ah_fit["bytes", ])[, names(ah_op
 
 # And the flash call on the host path in resident mode: pairs of measurements-flash-host-gpu.csv
 # (validate-long.R --grid=flash_host_gpu: the flash blocks' fit grid in resident mode with a
-# layer norm in every run, 100 steps), each run with a block against the stack with the layer norm
-# alone, and with the mask against the same block without it: each run over what agmem's rules give
-# its pair, less the block's parameters at the host path's per-parameter figures and its four
-# ag_linear() products at device "cpu"'s "matmul" and "add" at the share, per unit of d_model
-# and sample; the mask over the same block without it, per pair of samples; each through the
-# origin, below 0 written 0, the step's largest the bytes live.
+# layer norm in every run, 100 steps). The call: each run with a block over what agmem's rules
+# give the stack with the layer norm alone, less the block's parameters at the host path's
+# per-parameter figures and its four ag_linear() products at device "cpu"'s "matmul" and "add"
+# at the share, per unit of d_model and sample. The mask: each run with it over the same block
+# without it, per pair of samples. Each through the origin, below 0 written 0, the step's
+# largest the bytes live.
 fh <- paired(file.path(here, "measurements-flash-host-gpu.csv"),
              function(m) m$after == "layer_norm", function(m) m$after == "layer_norm+flash")
 fh$p$lin <- vapply(fh$p$hidden, sum, 0) * fh$p$batch
