@@ -687,14 +687,16 @@ static int own_row(int device, int backward, const agmem_model *m)
     return backward != AGMEM_BACKWARD_ANY && device == m->device && backward == m->backward;
 }
 
-/* Whether the live rules have a row of model m's own (own_row()) for the op named `op` and
-   optimizer opt: its bytes (live, retained, the step's largest) then replace those of the host
-   device's row for that op, whose nodes still count. */
-static int own_op_row(const agmem_model *m, const char *op, int opt)
+/* Whether the live rules have a row of model m's own (own_row()) for optimizer opt and the op
+   named `op`, or, with op NULL, per parameter. Such a row replaces the host device's: per
+   parameter, in full; for an op, its bytes (live, retained, the step's largest), while the host
+   device's row for that op keeps its nodes. */
+static int own_live_row(const agmem_model *m, const char *op, int opt)
 {
     for (R_xlen_t j = 0; j < agmem_n_live_rules; j++) {
         const agmem_live_rule *r = &agmem_live_rules[j];
-        if (own_row(r->device, r->backward, m) && r->op != NULL && strcmp(r->op, op) == 0 &&
+        if (own_row(r->device, r->backward, m) &&
+            (op == NULL ? r->op == NULL : r->op != NULL && strcmp(r->op, op) == 0) &&
             (r->optimizer == AGMEM_ANY || r->optimizer == opt))
             return 1;
     }
@@ -828,13 +830,7 @@ void agmem_model_read(SEXP shapes, SEXP units, SEXP ops, SEXP optimizer, SEXP de
     }
     /* The model's own per-parameter rows, for its device and backward path, where the table has
        them (agmem_live_rule): they replace the host device's. */
-    int own = 0;
-    for (R_xlen_t j = 0; j < agmem_n_live_rules; j++) {
-        const agmem_live_rule *r = &agmem_live_rules[j];
-        if (own_row(r->device, r->backward, m) && r->op == NULL &&
-            (r->optimizer == AGMEM_ANY || r->optimizer == opt))
-            own = 1;
-    }
+    int own = own_live_row(m, NULL, opt);
     for (R_xlen_t j = 0; j < agmem_n_live_rules; j++) {
         const agmem_live_rule *r = &agmem_live_rules[j];
         if (r->backward == AGMEM_BACKWARD_ANY ? r->device != m->host_device
@@ -860,7 +856,7 @@ void agmem_model_read(SEXP shapes, SEXP units, SEXP ops, SEXP optimizer, SEXP de
         /* the host device's rows count at the share the model's path holds of them, and not
            at all for an op with a row of the model's own, but for their nodes */
         double share = r->backward == AGMEM_BACKWARD_ANY ? m->gc[AGMEM_GC_UNIT_SHARE] : 1.0;
-        if (r->backward == AGMEM_BACKWARD_ANY && own_op_row(m, r->op, opt))
+        if (r->backward == AGMEM_BACKWARD_ANY && own_live_row(m, r->op, opt))
             share = 0.0;
         for (R_xlen_t i = 0; i < n_ops; i++)
             if (strcmp(agmem_unit_rules[first[i]].op, r->op) == 0) {

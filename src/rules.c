@@ -1265,7 +1265,7 @@ const agmem_live_rule agmem_live_rules[] = {
      AGMEM_BACKWARD_HOST},
     /* The attentions on the host path in resident mode (a layer norm or a batch norm before
        them): these rows take the place of device "cpu"'s rows of the same ops at the share,
-       but for their nodes (model.c, own_op_row()); fitted by fit-layers.R on
+       but for their nodes (model.c, own_live_row()); fitted by fit-layers.R on
        measurements-attention-host-gpu.csv and measurements-flash-host-gpu.csv (validate-long.R
        --grid=attention_host_gpu and flash_host_gpu: the fit grids of the attention and of the
        flash block in resident mode with a layer norm in every run, 100 steps), per term, a

@@ -437,11 +437,12 @@ dg <- pairs(file.path(here, "measurements-layers-dropout-gpu.csv"))
 g <- dg$p
 gb <- dg$b
 gpu_over <- function(r) over(r) - r$pass_pool - r$persistent_pool
-# What agmem's rules give the stack alone of runs `r` (rows `rows`) on device "gpu": the bytes
-# live at R's full collections over a whole run (host_regime$live).
-gpu_stack_live <- function(r, rows = seq_len(nrow(r))) {
+# What agmem's rules give the stack of runs `r` (rows `rows`) on device "gpu", alone or with the
+# layers `after` after its hidden layers: the bytes live at R's full collections over a whole run
+# (host_regime$live).
+gpu_stack_live <- function(r, rows = seq_len(nrow(r)), after = "none") {
   vapply(rows, function(i) {
-    spec <- run_spec(r$widths[i], r$activation[i], r$loss[i], "none", 0, 1)
+    spec <- run_spec(r$widths[i], r$activation[i], r$loss[i], after, 0, 1)
     agmem::ag_training_memory(spec, r$batch[i], r$optimizer[i], "gpu",
                               quiet = TRUE)$host_regime$live
   }, 0)
@@ -1019,16 +1020,7 @@ ahq <- paired(file.path(here, "measurements-attention-host-gpu.csv"),
               function(m) m$after == "layer_norm", function(m) m$after == "layer_norm+attention")
 ahp <- ahq$p
 ahb <- ahq$b
-# What agmem's rules give the runs `r` (on the host path: their own layers, no attention) live
-# at R's full collections over a whole run.
-host_pair_live <- function(r) {
-  vapply(seq_len(nrow(r)), function(i) {
-    spec <- run_spec(r$widths[i], r$activation[i], r$loss[i], r$after[i], 0, 1)
-    agmem::ag_training_memory(spec, r$batch[i], r$optimizer[i], "gpu",
-                              quiet = TRUE)$host_regime$live
-  }, 0)
-}
-ah_live <- (ahp$live_full - ahp$heap0) - host_pair_live(ahb) -
+ah_live <- (ahp$live_full - ahp$heap0) - gpu_stack_live(ahb, after = "layer_norm") -
   ahp$dparams * h_param(ahp$optimizer, "bytes")
 ah_kept <- gpu_over(ahp) - gpu_over(ahb) - ahp$dparams * h_param(ahp$optimizer, "retained")
 ahfit <- rbind(bytes = nn_fit(ah_live, host_attn_terms(ahp)),
@@ -1053,11 +1045,14 @@ print(round(ah_fit, 2))
 ah_ops <- c(lin = "attention", hlin = "attention_block", hlin = "attention_one_head",
             pairs = "attention_head", square = "attention_slices", concat = "attention_concat",
             causal = "attention_causal")
-ah_rows <- rules$live[rules$live$device == "gpu" & rules$live$backward == "host", ]
-ah_tab <- rbind(bytes = ah_rows$bytes[match(ah_ops, ah_rows$op)],
-                retained = ah_rows$retained[match(ah_ops, ah_rows$op)],
-                step_max = ah_rows$step_max[match(ah_ops, ah_rows$op)])
-say_held(ah_tab, round(rbind(ah_fit, step_max = ah_fit["bytes", ])[, names(ah_ops)], 2),
+# The host path's own rows of the live rules for `ops`: their bytes, retained and step's largest.
+host_own_rows <- function(ops) {
+  own <- rules$live[rules$live$device == "gpu" & rules$live$backward == "host", ]
+  cols <- c("bytes", "retained", "step_max")
+  do.call(rbind, stats::setNames(lapply(cols, function(col) own[[col]][match(ops, own$op)]), cols))
+}
+say_held(host_own_rows(ah_ops),
+         round(rbind(ah_fit, step_max = ah_fit["bytes", ])[, names(ah_ops)], 2),
          "attention", " on the host path in resident mode")
 
 # And the flash call on the host path in resident mode: pairs of measurements-flash-host-gpu.csv
@@ -1071,7 +1066,7 @@ say_held(ah_tab, round(rbind(ah_fit, step_max = ah_fit["bytes", ])[, names(ah_op
 fh <- paired(file.path(here, "measurements-flash-host-gpu.csv"),
              function(m) m$after == "layer_norm", function(m) m$after == "layer_norm+flash")
 fh$p$lin <- vapply(fh$p$hidden, sum, 0) * fh$p$batch
-fh_live <- (fh$p$live_full - fh$p$heap0) - host_pair_live(fh$b) -
+fh_live <- (fh$p$live_full - fh$p$heap0) - gpu_stack_live(fh$b, after = "layer_norm") -
   fh$p$dparams * h_param(fh$p$optimizer, "bytes") - 4 * fh$p$lin * h_share * lin_fig("bytes")
 fh_kept <- gpu_over(fh$p) - gpu_over(fh$b) - fh$p$dparams * h_param(fh$p$optimizer, "retained") -
   4 * fh$p$lin * h_share * lin_fig("retained")
@@ -1092,9 +1087,6 @@ cat(sprintf(paste0("\nthe flash call on the host path in resident mode: %d pairs
             max(fh_live / fh$p$lin, na.rm = TRUE), nrow(fhc$p), min(fhc_live / fhc_pairs),
             max(fhc_live / fhc_pairs)))
 print(round(fh_fit, 2))
-fh_rows <- rbind(bytes = ah_rows$bytes[match(colnames(fh_fit), ah_rows$op)],
-                 retained = ah_rows$retained[match(colnames(fh_fit), ah_rows$op)],
-                 step_max = ah_rows$step_max[match(colnames(fh_fit), ah_rows$op)])
-say_held(fh_rows, round(rbind(fh_fit, step_max = fh_fit["bytes", ]), 2), "flash call",
-         " on the host path in resident mode")
+say_held(host_own_rows(colnames(fh_fit)), round(rbind(fh_fit, step_max = fh_fit["bytes", ]), 2),
+         "flash call", " on the host path in resident mode")
 if (!all_held) quit(status = 1L)

@@ -527,6 +527,12 @@ test_that("on the GPU, the device holds 12 B per parameter for adam and 4 for sg
   }
 })
 
+# The share of device "cpu"'s bytes per unit and sample the host path holds in resident mode.
+host_path_share <- function() {
+  gc <- training_rules()$gc
+  gc$value[gc$device == "gpu" & gc$backward == "host" & gc$figure == "unit_share"]
+}
+
 # The bytes live at R's full collections on the host path in resident mode, worked out from
 # device "cpu"'s for the same model: its bytes per unit and sample at the path's share, and the
 # path's own bytes per parameter in place of device "cpu"'s.
@@ -538,8 +544,7 @@ host_path_live <- function(spec, batch, optimizer) {
                   live$optimizer == optimizer]
   }
   largest <- max(vapply(spec$shapes, function(s) prod(as.double(s)), 0))
-  share <- rules$gc$value[rules$gc$device == "gpu" & rules$gc$backward == "host" &
-                            rules$gc$figure == "unit_share"]
+  share <- host_path_share()
   cpu <- ag_training_memory(spec, batch, optimizer, "cpu", quiet = TRUE)
   cpu$params * per_param("gpu", "host") + largest * per_param("gpu", "host", "largest") +
     share * (cpu$host_regime$live - cpu$params * per_param("cpu", "any") -
@@ -555,9 +560,7 @@ test_that("an attention on the host path in resident mode has its own rows, work
   spec <- ag_model_spec(list(fake_linear(128, 256, "relu"), ln, fake_attention(256, 4),
                              fake_linear(256, 10)), loss = "softmax_cross_entropy")
   live <- training_rules()$live
-  share <- training_rules()$gc
-  share <- share$value[share$device == "gpu" & share$backward == "host" &
-                         share$figure == "unit_share"]
+  share <- host_path_share()
   fig <- function(op, path, opt = "any") {
     x <- live$bytes[live$op %in% op & live$backward == path & live$optimizer == opt &
                       live$device == if (path == "host") "gpu" else "cpu"]
