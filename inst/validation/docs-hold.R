@@ -9,18 +9,22 @@
 # table and the summary it prints. A change to the rule table changes those figures, and a page
 # that still shows the old ones says what is no longer true.
 # This runs the README's example (the R code of the Rscript -e in its first sh block) and checks
-# that it prints the block that follows. For each fenced block of the guide that starts with a
-# summary line ("N configurations: ..." or "host peak, device ..."), it runs the command named
-# last before it and checks that every line of the block is one the command prints and that
-# every such summary line it prints is in the block; for each row of a table of runs after such
-# a command (a table may show some of the rows), that the command prints it with --markdown;
-# and for the by-layer table, that validate-long.R --by-layer on the csvs its paragraph names
-# prints each row. Exit status 1 when something differs, with the lines that do. With --write it
-# puts what is printed now in their place instead (a summary line or a row in place of the one
-# of the same shape or the same run; the README's example block whole), and says what it
-# rewrote: for a change to the rule table, whose figures the pages quote. Needs agmem and
-# ggmlR installed: validate-long.R builds each run's model from ggmlR's layers, as agmem reads
-# them, and validate.R names ggmlR's version.
+# that it prints the block that follows, and each of the README's R blocks that show output ("#>"
+# lines; not the one that measures a run) and checks that it prints them. For each fenced block of
+# the guide that starts with a summary line ("N configurations: ..." or "host peak, device ..."), it
+# runs the command named last before it and checks that every line of the block is one the command
+# prints and that every such summary line it prints is in the block; for each row of a table of runs
+# after such a command (a table may show some of the rows), that the command prints it with
+# --markdown; and for the by-layer table, that validate-long.R --by-layer on the csvs its paragraph
+# names prints each row; for each row of a plan table after a plan-holds.R command, that the planner
+# gives its batch today (plan-holds.R --plan-only: a rule that moves a plan leaves the real peak
+# shown beside it one of another batch, which the runs must be made again to show). Exit status 1
+# when something differs, with the lines that do. With --write it puts what is printed now in their
+# place instead (a summary line or a row in place of the one of the same shape or the same run; the
+# README's example block whole, and an R block's output lines when it prints as many), and says what
+# it rewrote: for a change to the rule table, whose figures the pages quote. Needs agmem and ggmlR
+# installed: validate-long.R builds each run's model from ggmlR's layers, as agmem reads them, and
+# validate.R names ggmlR's version.
 
 here <- local({
   file_arg <- grep("^--file=", commandArgs(FALSE), value = TRUE)
@@ -105,6 +109,38 @@ if (!identical(out, block)) {
   }
 }
 
+# The README's R blocks that show output ("#> " lines): the code before the block's last output
+# line, run in a fresh R, prints those lines. A block that measures (ag_measure_training_memory())
+# shows one run's figures, which another run does not repeat, and is left out.
+lines <- readLines(readme)
+opens <- which(lines == "```r")
+for (o in opens) {
+  close <- fences[fences > o][1L]
+  body <- seq.int(o + 1L, close - 1L)
+  shown_at <- body[startsWith(lines[body], "#>")]
+  if (!length(shown_at) || any(grepl("ag_measure_training_memory(", lines[body], fixed = TRUE))) {
+    next
+  }
+  run <- body[body < max(shown_at) & !startsWith(lines[body], "#>")]
+  file <- tempfile(fileext = ".R")
+  writeLines(lines[run], file)
+  out <- suppressWarnings(system2(rscript, c("--vanilla", file), stdout = TRUE, stderr = FALSE))
+  unlink(file)
+  block <- sub("^#> ?", "", lines[shown_at])
+  if (identical(out, block)) next
+  if (write && length(out) == length(block)) {
+    lines[shown_at] <- paste("#>", out)
+    writeLines(lines, readme)
+    cat(sprintf("README.md: the output of its R block at line %d rewritten\n", o))
+  } else {
+    n <- max(length(out), length(block))
+    k <- which(!mapply(identical, out[seq_len(n)], block[seq_len(n)]))[1L]
+    at <- if (k <= length(shown_at)) shown_at[k] else max(shown_at)
+    note(at, sprintf("the block prints %s here", if (is.na(out[k])) "nothing" else
+      sprintf("\"%s\"", out[k])), "README.md")
+  }
+}
+
 lines <- readLines(guide)
 
 command <- NULL
@@ -112,6 +148,8 @@ script <- "validate-long.R"
 in_fence <- FALSE
 fence <- integer(0)
 in_runs <- FALSE
+plan_args <- NULL
+in_plans <- FALSE
 for (i in seq_along(lines)) {
   l <- lines[[i]]
   if (startsWith(l, "```")) {
@@ -145,6 +183,30 @@ for (i in seq_along(lines)) {
     args <- c(args, regmatches(l, regexpr("--collector=[a-z]+", l)))
     if (grepl("--history", l)) args <- c("--history", args)
     command <- list(script = script, args = args)
+  }
+  # A plan table after a plan-holds.R command: each row's planned batch is the one the
+  # planner gives today (plan-holds.R --plan-only; the real peaks are the runs' own).
+  at <- regmatches(l, regexpr("plan-holds\\.R( --[a-z=-]+)*", l))
+  if (length(at)) {
+    opts <- strsplit(at, " ", fixed = TRUE)[[1L]][-1L]
+    plan_args <- c("--plan-only", "--markdown", opts[!opts %in% "--markdown"])
+  }
+  if (startsWith(l, "| model (widths) | after each hidden layer |")) in_plans <- TRUE
+  if (!startsWith(l, "|")) in_plans <- FALSE
+  if (in_plans && !startsWith(l, "|---") && !startsWith(l, "| model (widths)")) {
+    if (is.null(plan_args)) {
+      stop(sprintf("checks.Rmd:%d: a plan table with no command before it", i))
+    }
+    md <- printed("plan-holds.R", plan_args)
+    now <- md[run_of(md, 6L) == run_of(l, 6L)]
+    batch <- function(x) trimws(strsplit(x, "|", fixed = TRUE)[[1L]][8L])
+    if (length(now) != 1L || batch(now) != batch(l)) {
+      note(i, sprintf("the planner gives %s here", if (length(now) == 1L) {
+        sprintf("batch %s", batch(now))
+      } else {
+        "no such plan"
+      }))
+    }
   }
   # A table of runs, or of a history's draws (--history), after a command (its header is the one
   # the scripts print): each row is one the command prints with --markdown.
@@ -198,6 +260,7 @@ if (length(differ)) {
   cat(differ, sep = "\n")
   quit(status = 1L)
 }
-cat(sprintf(paste0("README.md shows what its example prints; vignettes/checks.Rmd what the ",
-                   "validation scripts print (%d commands, %d by-layer tables)\n"),
+cat(sprintf(paste0("README.md shows what its example and its R blocks print; ",
+                   "vignettes/checks.Rmd what the validation scripts print (%d commands, %d ",
+                   "by-layer tables)\n"),
             length(environment(printed)$seen), length(head_at)))

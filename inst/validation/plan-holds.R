@@ -2,6 +2,7 @@
 #
 #   Rscript inst/validation/plan-holds.R [--margin=0.1] [--markdown] [--layers] [--rows=9,10]
 #   Rscript inst/validation/plan-holds.R --collector[=ignore] [--markdown]
+#   Rscript inst/validation/plan-holds.R --plan-only [--layers] ...   # the batches alone
 #
 # For each model and budget below (none of them in the long fit grid), asks
 # ag_max_batch_size() for the batch, with the run's data set (8192 samples of input and target
@@ -10,7 +11,9 @@
 # peak within its budget, and at least 70% of it used. Exit status 1 when it is missed. With
 # --layers the models have batch norm, dropout or layer norm after each hidden layer (issue 16;
 # none of them in the layers' fit grid; and an embedding before a dense stack), read from the
-# ggmlR model by ag_model_spec(). --rows runs those rows of the table only (by number). With
+# ggmlR model by ag_model_spec(). --rows runs those rows of the table only (by number).
+# --plan-only asks for the batches and runs nothing (the real peaks are NA, the exit status 0):
+# what docs-hold.R checks the guide's plan tables against. With
 # --collector each run's R process starts with one of R's collector settings in its environment
 # (R_GC_MEM_GROW, R_VSIZE), and agmem plans with the same settings set; --collector=ignore plans
 # as if R's defaults held (what agmem answered before it read them) and runs with the settings.
@@ -25,6 +28,7 @@ margin_arg <- c(grep("^--margin=", args, value = TRUE), "--margin=")[1L]
 margin <- as.numeric(sub("^--margin=", "", margin_arg))
 margin <- if (is.na(margin)) formals(agmem::ag_max_batch_size)$margin else margin
 markdown <- "--markdown" %in% args
+plan_only <- "--plan-only" %in% args
 samples <- 8192L
 source(file.path(here, "harness.R"))
 
@@ -107,7 +111,7 @@ rows <- lapply(seq_len(nrow(plans)), function(i) {
                                               data_size = data_size))
   }
   b <- if (collector_mode == "read") with_collector(p$collector, plan()) else plan()
-  fields <- run_long(p, list(batch = b, steps = 100, samples = samples))
+  fields <- if (!plan_only) run_long(p, list(batch = b, steps = 100, samples = samples))
   peak <- if (is.null(fields)) NA_real_ else fields$peak_100
   budget <- agmem:::parse_budget(p$budget)
   message(sprintf("%s %s %s %s: batch %d, peak %.1f MiB of %.0f MiB", p$widths, p$after,
@@ -130,6 +134,7 @@ if (markdown) {
 } else {
   print(transform(r, peak = round(peak / 2^20, 1), used = round(used, 3)), row.names = FALSE)
 }
+if (plan_only) quit(status = 0L)
 held <- !is.na(r$used) & r$used <= 1
 cat(sprintf("\nmargin %.2f: %d of %d plans held (peak within the budget); %d used at least 70%%\n",
             margin, sum(held), nrow(r), sum(held & r$used >= 0.7)))
