@@ -380,52 +380,102 @@ static int node_race(const agmem_model *m, double batch, double live, double roo
     return 1;
 }
 
+/* How many collections a whole run of model m makes when its vector heap has `room` bytes
+   between what it holds at a collection and its trigger: one every so many steps, the fewer of
+   `room` at `step` bytes a step (the host's, host_step_bytes()) and the nodes' headroom at
+   `per_step` nodes a step (each collection frees both). Inf when no step passes between two.
+   Plain C. */
+static double run_collections(const agmem_model *m, double step, double per_step, double room)
+{
+    double every = R_PosInf;
+    if (step > 0.0)
+        every = agmem_keep(room / step);
+    if (per_step > 0.0) {
+        double nodes_every = agmem_keep(m->gc[AGMEM_GC_NODE_HEADROOM] / per_step);
+        if (nodes_every < every)
+            every = nodes_every;
+    }
+    return every > 0.0 ? agmem_keep(m->steps / every) : R_PosInf;
+}
+
+/* Where R's vector-heap trigger stops climbing from R_VSIZE over a run whose full collections
+   are the ones R forces, for gc figures fig. After a collection that leaves less than the
+   allocation and R_MinFreeFrac of the trigger free, R collects one generation more the next
+   time (RunGenCollect() in R's src/main/memory.c), so full collections come while
+   (1 - R_MinFreeFrac) of the trigger is below `held`: the heap a young collection leaves (the
+   live heap and its old garbage) and the allocation. Each grows the trigger as
+   AdjustHeapSize() does (to the heap needed, `needed` and R_MinFreeFrac of R_VSIZE, when that
+   is more, then by R_VGrowIncrMin and R_VGrowIncrFrac of itself) while the heap needed is more
+   than R_VGrowFrac of it. Returns the trigger where they stop, when they stop below `settled`
+   (the trigger R's full collections settle at, expected_trigger()); `settled` when the trigger
+   reaches it, or the heap needed stops growing it, first (where in its last growth's range R
+   leaves it is then the session's, as settled_trigger() says, not this climb's), when
+   R_VGrowIncrFrac is 0, or when the climb takes more than 10 000 growths (the upper side).
+   Plain C. */
+static double forced_trigger(const double *fig, double needed, double held, double settled)
+{
+    double t = fig[AGMEM_GC_VSIZE];
+    double keep = agmem_keep(1.0 - fig[AGMEM_GC_MIN_FREE_FRAC]);
+    double heap = agmem_keep(needed + agmem_keep(fig[AGMEM_GC_MIN_FREE_FRAC] * t));
+    if (!(fig[AGMEM_GC_GROW_INCR_FRAC] > 0.0))
+        return settled;
+    for (int i = 0; t < settled && heap > agmem_keep(fig[AGMEM_GC_GROW_FRAC] * t); i++) {
+        if (!(agmem_keep(keep * t) < held))
+            return t;
+        if (i == 10000)
+            return settled;
+        if (heap > t)
+            t = heap;
+        t = agmem_keep(t + agmem_keep(fig[AGMEM_GC_GROW_INCR_MIN] +
+                                      agmem_keep(fig[AGMEM_GC_GROW_INCR_FRAC] * t)));
+    }
+    return settled;
+}
+
 /* R's vector-heap trigger over a whole run of model m at a batch, where agmem counts the host's
-   allocation (m->host_counted), when the heap needed at a collection (`needed`: the heap at the
-   start, `start`, the live heap, `live`, and the step's widest vector) with R_MinFreeFrac of
-   R_VSIZE stays within R_VSIZE, so that settled_trigger() climbs (to `settled`). R grows its
-   trigger only at a full collection (AdjustHeapSize() in RunGenCollect(), R's
-   src/main/memory.c), and collects in full only
+   allocation (m->host_counted), for the heap needed at a collection (`needed`: the heap at the
+   start, `start`, the live heap, `live`, and the step's widest vector) and the trigger R's full
+   collections settle at (`settled`, expected_trigger()). R grows its trigger only at a full
+   collection (AdjustHeapSize() in RunGenCollect(), R's src/main/memory.c), and collects in
+   full only
      - when a collection leaves less than the allocation and R_MinFreeFrac of the trigger
-       free: with the heap needed within R_VSIZE, only by the old garbage of the level-0
+       free: while the trigger is below the heap a young collection leaves, with the allocation,
+       over 1 - R_MinFreeFrac: the live heap, the allocation and the old garbage of the level-0
        collections, `promoted` of a mini-batch each, at most level0_freq - 1 of them (or fewer
-       than R_MinFreeFrac of the node trigger's nodes free, which agmem does not follow); or
+       than R_MinFreeFrac of the node trigger's nodes free, which agmem does not follow); the
+       trigger stops where they stop (forced_trigger()); or
      - by its schedule: one level-1 collection in level0_freq + 1, one full collection in
        level1_freq + 1 of those, at a place in that cycle which the session's past sets.
-   The run's collections come every so many steps, the fewer of: from the live heap to R_VSIZE
-   at the host's bytes a step (host_step_bytes()), and the nodes' headroom at the nodes a step
-   (each collection frees both). A run with fewer of them than half the cycle has, at the
-   median, no full collection, and its trigger stays at R_VSIZE. Returns R_VSIZE then, and
-   `settled` otherwise (also when the host's allocation is not counted, or `settled` is
-   R_VSIZE). Plain C. */
+   The run's collections come every so many steps (run_collections(): from the live heap to the
+   trigger at the host's bytes a step, host_step_bytes(), or the nodes' headroom at the nodes a
+   step). A run with fewer of them than half the cycle has, at the median, no full collection by
+   the schedule, and its trigger stays where the forced ones leave it (R_VSIZE when there are
+   none). Returns that trigger then, and `settled` otherwise (also when the host's allocation is
+   not counted, or `settled` is R_VSIZE). Measured, in resident mode: 784-2048-1024-64, Adam,
+   batch 2, collected in full twice in 100 steps and its trigger ended at 92.7 MiB, two growths
+   from R_VSIZE, where agmem had it settle at 122.4; this puts it at 98.3
+   (measurements-long-fit-gpu.csv, design/whole-run.md). Plain C. */
 static double scheduled_trigger(const agmem_model *m, double batch, double needed, double start,
                                 double live, double settled)
 {
     const double *fig = m->gc;
     double v = fig[AGMEM_GC_VSIZE];
-    double free_part = agmem_keep(fig[AGMEM_GC_MIN_FREE_FRAC] * v);
-    if (!m->host_counted || !(settled > v) || agmem_keep(needed + free_part) > v)
+    if (!m->host_counted || !(settled > v))
         return settled;
     double mini, step = host_step_bytes(m, batch, &mini), per_step = nodes_a_step(m, batch);
-    double every = R_PosInf;
-    if (step > 0.0)
-        every = agmem_keep(agmem_keep(agmem_keep(v - start) - live) / step);
-    if (per_step > 0.0) {
-        double nodes_every = agmem_keep(fig[AGMEM_GC_NODE_HEADROOM] / per_step);
-        if (nodes_every < every)
-            every = nodes_every;
-    }
-    double runs = every > 0.0 ? agmem_keep(m->steps / every) : R_PosInf;
+    double runs = run_collections(m, step, per_step, agmem_keep(agmem_keep(v - start) - live));
     double old = floor(runs);
     if (!(old < fig[AGMEM_GC_LEVEL0_FREQ] - 1.0))
         old = fig[AGMEM_GC_LEVEL0_FREQ] - 1.0;
-    double forced = agmem_keep(agmem_keep(needed + free_part) +
-                               agmem_keep(fig[AGMEM_GC_PROMOTED] * agmem_keep(old * mini)));
+    double held = agmem_keep(needed +
+                             agmem_keep(fig[AGMEM_GC_PROMOTED] * agmem_keep(old * mini)));
+    double trigger = forced_trigger(fig, needed, held, settled);
     double cycle = agmem_keep((fig[AGMEM_GC_LEVEL0_FREQ] + 1.0) *
                               (fig[AGMEM_GC_LEVEL1_FREQ] + 1.0));
-    if (forced > v || !(runs < agmem_keep(0.5 * cycle)))
+    if (!(run_collections(m, step, per_step, agmem_keep(agmem_keep(trigger - start) - live)) <
+          agmem_keep(0.5 * cycle)))
         return settled;
-    return v;
+    return trigger;
 }
 
 /* The host peak of a whole run, for a device with the gc figures of that regime
@@ -435,7 +485,8 @@ static double scheduled_trigger(const agmem_model *m, double batch, double neede
    the trigger settles where R's policy puts it for the bytes live at a collection
    (settled_trigger()): the live rules at this batch, plus the step's largest single vector (the
    model's largest tensor or its widest activation, 8 bytes per double); where the race runs, a
-   run without a full collection keeps R_VSIZE (scheduled_trigger()). The process's resident
+   run of few collections keeps the trigger where R's forced full collections leave it
+   (scheduled_trigger()). The process's resident
    memory over the start is that heap and what the C allocator keeps of the blocks R frees
    (`kept`, per parameter and per unit and sample: glibc raises its mmap threshold to the largest
    block freed, so later blocks come from its heap, which it does not give back while it is

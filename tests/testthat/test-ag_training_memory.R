@@ -121,25 +121,46 @@ reference_race <- function(host, per_step, steps, flat, batch, fig, live, room) 
   list(heap = room, nodes = n)
 }
 
-# R's trigger where the host's allocation is counted and the heap needed stays within R_VSIZE
-# (model.c's scheduled_trigger()): R grows it only at a full collection, which comes when a
-# collection leaves too little free (here only by the level-0 collections' old garbage) or once
-# in (level0_freq + 1) * (level1_freq + 1) collections; a run of fewer than half as many
-# collections keeps R_VSIZE. `settled` is the trigger otherwise.
+# R's trigger where the host's allocation is counted (model.c's scheduled_trigger()): R grows it
+# only at a full collection, which comes when a collection leaves less than the allocation and
+# min_free_frac of the trigger free (the young collections' old garbage counted), one growth
+# each as AdjustHeapSize() grows it, or once in (level0_freq + 1) * (level1_freq + 1)
+# collections; a run of fewer than half as many collections keeps the trigger where the forced
+# ones leave it, when they stop below `settled`. `settled` is the trigger otherwise.
 reference_scheduled <- function(host, per_step, steps, flat, batch, fig, needed, start, live,
                                 settled) {
   v <- fig[["vsize"]]
-  free <- fig[["min_free_frac"]] * v
-  if (is.null(host) || !(settled > v) || needed + free > v) return(settled)
+  if (is.null(host) || !(settled > v)) return(settled)
   bytes <- reference_step(host, flat, batch)
-  every <- Inf
-  if (bytes$step > 0) every <- ((v - start) - live) / bytes$step
-  if (per_step > 0) every <- min(every, fig[["node_headroom"]] / per_step)
-  runs <- if (every > 0) steps / every else Inf
-  old <- min(floor(runs), fig[["level0_freq"]] - 1)
-  forced <- (needed + free) + fig[["promoted"]] * (old * bytes$mini)
+  collections <- function(room) {
+    every <- Inf
+    if (bytes$step > 0) every <- room / bytes$step
+    if (per_step > 0) every <- min(every, fig[["node_headroom"]] / per_step)
+    if (every > 0) steps / every else Inf
+  }
+  old <- min(floor(collections((v - start) - live)), fig[["level0_freq"]] - 1)
+  held <- needed + fig[["promoted"]] * (old * bytes$mini)
+  # the forced full collections' climb from R_VSIZE
+  trigger <- v
+  heap <- needed + fig[["min_free_frac"]] * v
+  if (!(fig[["grow_incr_frac"]] > 0)) return(settled)
+  growths <- 0
+  forced_end <- FALSE
+  while (trigger < settled && heap > fig[["grow_frac"]] * trigger) {
+    if (!((1 - fig[["min_free_frac"]]) * trigger < held)) {
+      forced_end <- TRUE
+      break
+    }
+    if (growths == 10000) return(settled)
+    if (heap > trigger) trigger <- heap
+    trigger <- trigger + (fig[["grow_incr_min"]] + fig[["grow_incr_frac"]] * trigger)
+    growths <- growths + 1
+  }
+  # where the climb reaches the settled trigger, or the heap needed stops growing it, first,
+  # the trigger is the settled one (placed in its range as settled_trigger() places it)
+  if (!forced_end) return(settled)
   cycle <- (fig[["level0_freq"]] + 1) * (fig[["level1_freq"]] + 1)
-  if (forced > v || !(runs < 0.5 * cycle)) settled else v
+  if (!(collections((trigger - start) - live) < 0.5 * cycle)) settled else trigger
 }
 
 reference_whole_run <- function(spec, flat, batch, optimizer, live_rules, fig, allocated, data,
@@ -770,6 +791,40 @@ test_that("resident dense stacks race R's two triggers as the rule table says", 
     expect_identical(mismatches, 0L)
     expect_true(all(c("nodes", "collector") %in% seen))
   })
+})
+
+test_that("a resident run with few collections keeps the trigger its forced ones leave", {
+  # 784-2048-1024-64, Adam, batch 2, in resident mode: its host needs more than R_VSIZE at a
+  # collection, so the first full collection R forces sets the trigger to the heap needed and
+  # grows it once; then the young collections leave enough free, and 100 steps make too few
+  # collections for R's schedule to collect in full. Measured (measurements-long-fit-gpu.csv),
+  # the run collected in full twice and its trigger ended at 92.7 MiB; R's full collections
+  # would have settled it at 116.7.
+  spec <- ag_dense_stack(c(784, 2048, 1024, 64), loss = "softmax_cross_entropy")
+  fig <- training_rules()$gc
+  g <- function(name) {
+    fig$value[fig$figure == name & fig$device %in% c("any", "gpu")][[1L]]
+  }
+  mem <- ag_training_memory(spec, 2L, "adam", "gpu", quiet = TRUE)
+  needed <- (g("heap_start") + mem$host_regime$live) + 8 * (2048 * 1024)
+  heap <- needed + g("min_free_frac") * g("vsize")
+  expect_gt(heap, g("vsize"))
+  expect_identical(mem$host_regime$trigger,
+                   heap + (g("grow_incr_min") + g("grow_incr_frac") * heap))
+  # A run of 1000 steps makes enough collections for the schedule's: its trigger settles
+  # higher, where the run's whole-run figures put it on the CPU's path of R's collector.
+  long <- ag_training_memory(spec, 2L, "adam", "gpu", quiet = TRUE, steps = 1000)
+  expect_gt(long$host_regime$trigger, mem$host_regime$trigger * 1.2)
+  expect_gt(long$host_peak, mem$host_peak)
+  # Where the forced collections go on until the heap needed stops growing the trigger (a
+  # mini-batch of 2048 leaves old garbage enough), the trigger is the settled one, placed in its
+  # last growth's range as on any run: 1536-10 with its data set held in R.
+  wide <- ag_dense_stack(c(1536, 10))
+  data <- (1536 + 10) * 8192 * 8
+  short <- ag_training_memory(wide, 2048L, "adam", "gpu", quiet = TRUE, data_size = data)
+  settled <- ag_training_memory(wide, 2048L, "adam", "gpu", quiet = TRUE, data_size = data,
+                                steps = 1e4)
+  expect_identical(short$host_regime$trigger, settled$host_regime$trigger)
 })
 
 test_that("every figure equals the rule table evaluated in R; peaks are sums, monotone in batch", {
