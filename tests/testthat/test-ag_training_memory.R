@@ -798,8 +798,8 @@ test_that("a resident run with few collections keeps the trigger its forced ones
   # collection, so the first full collection R forces sets the trigger to the heap needed and
   # grows it once; then the young collections leave enough free, and 100 steps make too few
   # collections for R's schedule to collect in full. Measured (measurements-long-fit-gpu.csv),
-  # the run collected in full twice and its trigger ended at 92.7 MiB; R's full collections
-  # would have settled it at 116.7.
+  # the run collected in full twice and its trigger ended at 92.7 MiB; agmem had had it climb
+  # to where R's full collections settle it, 122.4.
   spec <- ag_dense_stack(c(784, 2048, 1024, 64), loss = "softmax_cross_entropy")
   fig <- training_rules()$gc
   g <- function(name) {
@@ -811,8 +811,8 @@ test_that("a resident run with few collections keeps the trigger its forced ones
   expect_gt(heap, g("vsize"))
   expect_identical(mem$host_regime$trigger,
                    heap + (g("grow_incr_min") + g("grow_incr_frac") * heap))
-  # A run of 1000 steps makes enough collections for the schedule's: its trigger settles
-  # higher, where the run's whole-run figures put it on the CPU's path of R's collector.
+  # A run of 1000 steps makes enough collections for the schedule's full ones: its trigger
+  # settles higher, where R's full collections put it.
   long <- ag_training_memory(spec, 2L, "adam", "gpu", quiet = TRUE, steps = 1000)
   expect_gt(long$host_regime$trigger, mem$host_regime$trigger * 1.2)
   expect_gt(long$host_peak, mem$host_peak)
