@@ -133,6 +133,15 @@ static void few_steps(const agmem_model *m, double collected, double allocated, 
     out[1 + AGMEM_REGIME_HIGH] = out[0];
 }
 
+/* R's vector-heap trigger `t` after one growth at a full collection, for gc figures fig: as
+   AdjustHeapSize() in R's src/main/memory.c grows it, by R_VGrowIncrMin plus R_VGrowIncrFrac of
+   itself. Returns bytes. Plain C. */
+static double grown_trigger(const double *fig, double t)
+{
+    return agmem_keep(t + agmem_keep(fig[AGMEM_GC_GROW_INCR_MIN] +
+                                     agmem_keep(fig[AGMEM_GC_GROW_INCR_FRAC] * t)));
+}
+
 /* Where R's vector-heap trigger climbs from R_VSIZE when full collections find `needed` bytes
    in use, R_MinFreeFrac of R_VSIZE counted already and `needed` at most R_VSIZE
    (settled_trigger()): while needed is more than R_VGrowFrac of the trigger, it grows by
@@ -161,7 +170,7 @@ static double climbed_trigger(const double *fig, double needed)
         return agmem_keep(v + agmem_keep(k * step));
     }
     while (R_FINITE(v) && needed > agmem_keep(frac * v))
-        v = agmem_keep(v + agmem_keep(step + agmem_keep(fig[AGMEM_GC_GROW_INCR_FRAC] * v)));
+        v = grown_trigger(fig, v);
     return v;
 }
 
@@ -426,8 +435,7 @@ static double forced_trigger(const double *fig, double needed, double held, doub
             return settled;
         if (heap > t)
             t = heap;
-        t = agmem_keep(t + agmem_keep(fig[AGMEM_GC_GROW_INCR_MIN] +
-                                      agmem_keep(fig[AGMEM_GC_GROW_INCR_FRAC] * t)));
+        t = grown_trigger(fig, t);
     }
     return settled;
 }
