@@ -87,6 +87,14 @@ fix <- function(at, line, out, key, key2 = key) {
   if (length(new) == 1L) fixes[[as.character(at)]] <<- new
 }
 
+# Where `out`, what a piece of code prints, first differs from `block`, what a page shows: the
+# index of that line, and what the code prints there ("nothing" past its end), quoted.
+first_difference <- function(out, block) {
+  n <- max(length(out), length(block))
+  k <- which(!mapply(identical, out[seq_len(n)], block[seq_len(n)]))[1L]
+  list(at = k, prints = if (is.na(out[k])) "nothing" else sprintf("\"%s\"", out[k]))
+}
+
 # The README's example: the R code its first sh block runs, and the block after it.
 lines <- readLines(readme)
 sh <- which(lines == "```sh")[1L]
@@ -101,18 +109,17 @@ if (!identical(out, block)) {
     writeLines(c(lines[seq_len(shown[1L])], out, lines[shown[2L]:length(lines)]), readme)
     cat("README.md: its example's block rewritten\n")
   } else {
-    n <- max(length(out), length(block))
-    k <- which(!mapply(identical, out[seq_len(n)], block[seq_len(n)]))[1L]
-    what <- if (is.na(out[k])) "nothing" else sprintf("\"%s\"", out[k])
-    what <- paste("the example prints", what, "here")
-    note(shown[1L] + k, what, "README.md")
+    d <- first_difference(out, block)
+    note(shown[1L] + d$at, paste("the example prints", d$prints, "here"), "README.md")
   }
 }
 
 # The README's R blocks that show output ("#> " lines): the code before the block's last output
 # line, run in a fresh R, prints those lines. A block that measures (ag_measure_training_memory())
-# shows one run's figures, which another run does not repeat, and is left out.
+# shows one run's figures, which another run does not repeat, and is left out. (Read again: with
+# --write the example's block may have been rewritten.)
 lines <- readLines(readme)
+fences <- which(lines == "```")
 opens <- which(lines == "```r")
 for (o in opens) {
   close <- fences[fences > o][1L]
@@ -133,11 +140,9 @@ for (o in opens) {
     writeLines(lines, readme)
     cat(sprintf("README.md: the output of its R block at line %d rewritten\n", o))
   } else {
-    n <- max(length(out), length(block))
-    k <- which(!mapply(identical, out[seq_len(n)], block[seq_len(n)]))[1L]
-    at <- if (k <= length(shown_at)) shown_at[k] else max(shown_at)
-    note(at, sprintf("the block prints %s here", if (is.na(out[k])) "nothing" else
-      sprintf("\"%s\"", out[k])), "README.md")
+    d <- first_difference(out, block)
+    at <- if (d$at <= length(shown_at)) shown_at[d$at] else max(shown_at)
+    note(at, paste("the block prints", d$prints, "here"), "README.md")
   }
 }
 
@@ -186,7 +191,7 @@ for (i in seq_along(lines)) {
   }
   # A plan table after a plan-holds.R command: each row's planned batch is the one the
   # planner gives today (plan-holds.R --plan-only; the real peaks are the runs' own).
-  at <- regmatches(l, regexpr("plan-holds\\.R( --[a-z=-]+)*", l))
+  at <- regmatches(l, regexpr("plan-holds\\.R( --[a-z0-9.=-]+)*", l))
   if (length(at)) {
     opts <- strsplit(at, " ", fixed = TRUE)[[1L]][-1L]
     plan_args <- c("--plan-only", "--markdown", opts[!opts %in% "--markdown"])
