@@ -812,3 +812,27 @@ once_each <- function(base, column, values) {
 # settles depends on when its collections fall, and R's nodes set some of them off, so this
 # measures how far a run's peak moves with what the session did before the loop (issue 15).
 grid_history <- function() once_each(grid_long_holdout(), "pad_nodes", c(0, 10000, 30000))
+
+# ---- a data set larger than the loop's needs (measure-long.R --samples) ----
+#
+# Ten models, each with a data set of 8 000 to 200 000 samples (25 to 414 MB, made as the harness
+# makes it: matrix(rnorm(n), p), one copy of itself for a moment), run for 100 steps and for 3
+# steps, on the CPU; three of them in resident mode too. The data's creation raises R's trigger,
+# and a loop whose heap needs less never grows it (src/model.c, data_trigger()); nothing is fitted
+# on these runs.
+grid_data_held <- function() {
+  base <- data.frame(
+    widths = c("784-512-10", "784-512-10", "784-256-10", "256-256-10", "1024-1024-10",
+               "128-64-10", "512-256-10", "784-512-512-10", "64-64-10", "2048-128-10"),
+    batch = c(32, 2085, 128, 256, 512, 64, 128, 256, 1024, 64),
+    samples = c(60000, 60000, 30000, 30000, 50000, 200000, 10000, 20000, 100000, 8000),
+    optimizer = c("adam", "adam", "sgd", "sgd", "adam", "sgd_plain", "adam", "adam", "sgd",
+                  "sgd_plain"),
+    activation = "relu",
+    loss = c("softmax_cross_entropy", "softmax_cross_entropy", "mse", "softmax_cross_entropy",
+             "mse", "softmax_cross_entropy", "mse", "softmax_cross_entropy", "mse", "mse"),
+    variant = "grads", device = "cpu", stringsAsFactors = FALSE)
+  gpu <- base[c(1L, 4L, 6L), ]
+  gpu$device <- "gpu"
+  once_each(rbind(base, gpu), "steps", c(100, 3))
+}

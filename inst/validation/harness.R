@@ -201,12 +201,19 @@ run_spec <- function(widths, activation, loss, after = "none", embed = 0, heads 
 }
 
 # A run's model as the validation tables show it: its widths, then the layers after each hidden
-# one (an attention with its heads), and an embedding first with its vocabulary; then the
-# settings of R's collector it ran with, if any ("with R_GC_MEM_GROW=3").
-run_label <- function(widths, after = "none", embed = 0, heads = 1, collector = "none") {
+# one (an attention with its heads), and an embedding first with its vocabulary; then the data
+# set it held when that was more than its four mini-batches ("holding 60000 samples", for a run
+# of `batch`), its steps when not 100 ("3 steps") and the settings of R's collector it ran with,
+# if any ("with R_GC_MEM_GROW=3").
+run_label <- function(widths, after = "none", embed = 0, heads = 1, collector = "none",
+                      samples = NA, batch = NA, steps = 100) {
   after <- after_label(after, heads)
   label <- if (after == "none") widths else paste0(widths, " +", after)
   if (embed > 0) label <- paste0("embedding(", embed, ") ", label)
+  if (!is.na(samples) && !is.na(batch) && samples > 4 * batch) {
+    label <- paste0(label, " holding ", format(samples, scientific = FALSE), " samples")
+  }
+  if (!is.na(steps) && steps != 100) label <- paste0(label, ", ", steps, " steps")
   if (is.na(collector) || identical(collector, "none")) return(label)
   paste0(label, " with ", gsub(";", ", ", gsub(":", "=", collector, fixed = TRUE), fixed = TRUE))
 }
@@ -271,7 +278,7 @@ script_args <- function(script, cfg, flags, extra = list()) {
 run_long <- function(cfg, extra = list()) {
   a <- script_args(file.path(here, "measure-long.R"), cfg,
                    c("widths", "batch", "optimizer", "activation", "loss", "variant", "after",
-                     "embed", "heads", "device", "pad", "pad_nodes"), extra)
+                     "embed", "heads", "device", "pad", "pad_nodes", "samples"), extra)
   env <- collector_env(field_of(cfg, "collector", 1L, "none"))
   out <- suppressWarnings(system2(file.path(R.home("bin"), "Rscript"), a, stdout = TRUE,
                                   stderr = TRUE, env = env))
@@ -364,7 +371,8 @@ judge_runs <- function(m, collector = TRUE) {
       agmem::ag_training_memory(
         spec, m$batch[i], m$optimizer[i], device = field_of(m, "device", i, "cpu"), quiet = TRUE,
         steps = m$steps[i],
-        data_size = data_bytes(m$widths[i], 4 * m$batch[i], field_of(m, "embed", i, 0))
+        data_size = data_bytes(m$widths[i], field_of(m, "samples", i, 4 * m$batch[i]),
+                               field_of(m, "embed", i, 0))
       )
     ))
     list(peak = mem$host_peak, high = mem$host_high, device = mem$device_peak,
@@ -380,7 +388,8 @@ judge_runs <- function(m, collector = TRUE) {
   # keeps in host memory here (a GPU keeps them in its own).
   m$pools <- if (is.null(m$pass_pool)) 0 else ifelse(is.na(m$pass_pool), 0,
                                                       m$pass_pool + m$persistent_pool)
-  m$measured <- m$peak_100 - m$pools
+  # the peak at step 100, or at a shorter run's last step
+  m$measured <- ifelse(m$steps < 100, m$peak, m$peak_100) - m$pools
   m$ratio <- m$agmem / m$measured
   m$within <- within_tolerance(m$agmem, m$measured)
   m$under15 <- under_by_15(m$agmem, m$measured)

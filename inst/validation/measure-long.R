@@ -213,11 +213,11 @@ cat(sprintf(paste0("RESULT,widths=%s,batch=%d,optimizer=%s,activation=%s,loss=%s
                    "gc_seconds=%.2f,live_full=%.0f,n_gc=%d,n_full=%d,live_between=%.0f,",
                    "live_step_max=%.0f,after=%s,embed=%d,heads=%d,nodes0=%.0f,",
                    "node_trigger0=%.0f,nodes_max=%.0f,pass_pool=%.0f,persistent_pool=%.0f,",
-                   "collector=%s,pad=%.0f,pad_nodes=%d\n"),
+                   "collector=%s,pad=%.0f,pad_nodes=%d,samples=%d\n"),
             paste(widths, collapse = "-"), batch, opt$optimizer, opt$activation, opt$loss,
             opt$device, opt$variant, steps, params, baseline, peak, peak_fields, heap0, trigger0,
             gc1["Vcells", "max used"] * 8, gc1["Vcells", "gc trigger"] * 8, reset_ok, elapsed,
             gc_seconds, live_full, n_gc, n_full, live_between, live_step_max,
             paste(c(after, if (!length(after)) "none"), collapse = "+"), embed, heads,
             gc0["Ncells", "used"], gc0["Ncells", "gc trigger"], gc1["Ncells", "max used"],
-            pools[1L], pools[2L], collector, length(pad), length(pad_nodes)))
+            pools[1L], pools[2L], collector, length(pad), length(pad_nodes), ncol(x)))

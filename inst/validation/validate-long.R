@@ -38,7 +38,11 @@
 #   taking the place of --steps), and host_alloc_layers_gpu: the same for the layers' ops it
 #   has not (dropout, sigmoid, softmax, ag_cross_entropy_loss()); collector: six holdout
 #   configurations run with R_GC_MEM_GROW or R_VSIZE set, judged with them; --collector=ignore judges them as if
-#   they had run with R's defaults, as agmem did before it read the settings)
+#   they had run with R's defaults, as agmem did before it read the settings; data_held: ten
+#   models holding a data set of 8 000 to 200 000 samples, run with --samples for 100 and for 3
+#   steps, on the CPU and three in resident mode, judged on measurements-data-held.csv and
+#   measurements-data-held-gpu.csv; a run's `samples` column, where it has one, is the data set
+#   judged as its data_size, and a run of fewer than 100 steps is judged on its last step's peak)
 #   (--every=2 runs every second configuration of the grid, the first, third, ...: CI's share
 #   of the slow grids; --measure-only stops after measuring; --markdown prints the table in
 #   Markdown; --torture runs one more step under gctorture(), see measure-long.R)
@@ -244,7 +248,7 @@ if (nzchar(opt$from_csv)) {
                 checkpoint_gpu = grid_checkpoint_gpu, checkpointed_gpu = grid_checkpointed_gpu,
                 host_alloc_gpu = grid_host_alloc_gpu,
                 host_alloc_layers_gpu = grid_host_alloc_layers_gpu,
-                collector = grid_collector)
+                collector = grid_collector, data_held = grid_data_held)
   if (!opt$grid %in% names(grids)) {
     stop("`--grid` must be one of ", paste(names(grids), collapse = ", "), call. = FALSE)
   }
@@ -299,7 +303,8 @@ if (identical(opt$by_layer, "true")) {
 
 m$label <- vapply(seq_len(nrow(m)), function(i) {
   run_label(m$widths[i], field_of(m, "after", i, "none"), field_of(m, "embed", i, 0),
-            field_of(m, "heads", i, 1), field_of(m, "collector", i, "none"))
+            field_of(m, "heads", i, 1), field_of(m, "collector", i, "none"),
+            field_of(m, "samples", i, NA), m$batch[i], field_of(m, "steps", i, 100))
 }, "")
 fmt_mb <- function(x) ifelse(is.finite(x), sprintf("%8.1f", x / mib), "       -")
 # The host's peaks at steps 3, 20 and 100: the RSS growth, less the device pools (which do not
@@ -328,7 +333,7 @@ if (identical(opt$markdown, "true")) {
                 if (!m$modelled[i]) "  (not modelled)" else if (m$within[i]) "" else "  *"))
   }
   cat("(MiB: the host RSS growth at steps 3, 20 and 100 of the loop, less the device pools in",
-      "resident mode, and agmem's host_peak for its 100 steps; * outside max(15%, 8 MB))\n")
+      "resident mode, and agmem's host_peak for the run's steps; * outside max(15%, 8 MB))\n")
 }
 # A run whose model agmem lists as not modelled is shown (its figure a lower bound), not judged.
 if (any(!m$modelled)) {
