@@ -33,7 +33,10 @@
 #' @param data_size The data your session holds in R's heap while it trains
 #'   (the training set): bytes, a size such as `"200 MB"`, or what
 #'   `object.size()` returns. R's trigger, and so the host peak, grows with it.
-#'   0 by default.
+#'   agmem takes the data as made with one copy of itself for a moment, as
+#'   `matrix(rnorm(n), p)`, `t()` or `as.matrix()` make it: R raises its trigger
+#'   for that copy and keeps it there when the run does not need more (see
+#'   Details). 0 by default.
 #'
 #' @details
 #' Each figure is a rule times a count: bytes per parameter times the number of
@@ -70,12 +73,19 @@
 #' 1/0.7 and 1.2/0.7 of the heap needed (R's `R_VGrowFrac` and
 #' `R_VGrowIncrFrac`), and where the heap needed passes the first trigger
 #' `host_peak` puts it at the median place in that range of the measured
-#' runs' triggers. `host_high` is the highest peak of the run: the step's
+#' runs' triggers. A large data set moves it: made with one copy of itself
+#' for a moment, it leaves R's trigger at 1.2 times the heap holding the data
+#' twice, and where the run's heap needed is at most 0.7 of that R never grows
+#' it, so the heap climbs to it between collections whatever the batch (and
+#' with no copy, agmem's figure is over the run's; with more, under it).
+#' `host_high` is the highest peak of the run: the step's
 #' largest live heap (measured under `gctorture()`) with the trigger at the top
-#' of that range. [ag_max_batch_size()], [ag_memory_sweep()]'s summary and its
+#' of that range, or at the data's trigger where that is higher.
+#' [ag_max_batch_size()], [ag_memory_sweep()]'s summary and its
 #' plot plan on `host_high`. With `steps <= 3` the figures are those of the
 #' first three steps, the protocol of the three-step validation, and
-#' `host_high` is `host_peak`.
+#' `host_high` is `host_peak`; the data fills the first trigger's headroom, and
+#' its making raises the trigger as above.
 #'
 #' R's collector can be set at start-up: `R_GC_MEM_GROW` (0 to 3),
 #' `R_GC_GROWFRAC`, `R_GC_GROWINCRFRAC` and `R_GC_VGROWINCRFRAC` change how far
@@ -113,7 +123,8 @@
 #'   source only) and `host_regime`: for a whole run, a list of `run` (`"whole
 #'   run"`), `steps`, `data_size`, `live` (the bytes live at R's collections),
 #'   `trigger` (where R's trigger settles: on device `"cpu"`, expected over the
-#'   error of `live`), `ceiling` (the resident memory it
+#'   error of `live`), `data_trigger` (R's trigger as making the data left it,
+#'   `NA` where it stayed at R's first trigger), `ceiling` (the resident memory it
 #'   allows), `allocated` (the bytes the run allocates, with what R's nodes
 #'   add) and `binding`
 #'   (`"collector"`, `"nodes"` (in resident mode, R's collections that its
@@ -121,8 +132,9 @@
 #'   one that is the host peak) and
 #'   `collector` (the settings of R's collector read from the environment
 #'   that change R's defaults, as `"NAME=VALUE"`; empty with none); for a
-#'   run of a few steps, `run` (`"few steps"`), `steps`,
-#'   `allocated`, `headroom` (the collector's first trigger), `collected` (the
+#'   run of a few steps, `run` (`"few steps"`), `steps`, `data_size`,
+#'   `data_trigger`, `allocated`, `headroom` (the collector's first trigger less
+#'   the data, which making it may have raised), `collected` (the
 #'   sum of the host components), `binding` (`"allocated"`, `"headroom"`
 #'   or `"collected"`) and `collector`; and `beyond_validated`, what of
 #'   the figure lies beyond the range the model was validated on (a batch size,
@@ -229,7 +241,8 @@ host_regime <- function(fig, run, collector) {
   if (fig$host_run == "whole run") {
     return(list(
       run = "whole run", steps = run[[1L]], data_size = run[[3L]], live = fig$host_held,
-      trigger = fig$host_trigger, ceiling = fig$host_bound, allocated = fig$host_allocated,
+      trigger = fig$host_trigger, data_trigger = fig$host_data_trigger,
+      ceiling = fig$host_bound, allocated = fig$host_allocated,
       binding = if (fig$host_allocated < fig$host_bound) {
         "allocated"
       } else if (!is.na(fig$host_nodes)) {
@@ -247,7 +260,8 @@ host_regime <- function(fig, run, collector) {
   } else {
     "headroom"
   }
-  list(run = "few steps", steps = run[[1L]], allocated = fig$host_allocated,
+  list(run = "few steps", steps = run[[1L]], data_size = run[[3L]],
+       data_trigger = fig$host_data_trigger, allocated = fig$host_allocated,
        headroom = fig$host_bound, collected = fig$host_held, binding = binding,
        collector = collector$set)
 }
@@ -308,8 +322,13 @@ format.ag_training_memory <- function(x, units = "iec", ...) {
       sprintf("  (a run of %s steps, %s of data held in R: live at R's collections %s;",
               formatC(r$steps, format = "f", digits = 0, big.mark = " "), regime_bytes[[4L]],
               regime_bytes[[1L]]),
-      sprintf("   R's trigger settles at about %s, allocated over the run %s;",
-              regime_bytes[[2L]], regime_bytes[[3L]]),
+      if (identical(r$trigger, r$data_trigger)) {
+        sprintf(paste("   R's trigger stays at about %s, where making the data left it,",
+                      "allocated over the run %s;"), regime_bytes[[2L]], regime_bytes[[3L]])
+      } else {
+        sprintf("   R's trigger settles at about %s, allocated over the run %s;",
+                regime_bytes[[2L]], regime_bytes[[3L]])
+      },
       sprintf("   the peak is %s)", switch(r$binding,
         collector = "R's heap at that trigger, as resident memory",
         nodes = "R's heap when its nodes set off a collection, under that trigger",
@@ -320,11 +339,19 @@ format.ag_training_memory <- function(x, units = "iec", ...) {
       "  trigger at the top of the range it can settle in)"
     )
   } else if (!is.null(r)) {
-    regime_bytes <- format_bytes_scaled(c(r$allocated, r$headroom, r$collected), units)
+    regime_bytes <- format_bytes_scaled(c(r$allocated, r$headroom, r$collected, r$data_size,
+                                          r$data_trigger), units)
     lines <- c(
       lines,
       sprintf("  (a run of %s steps, R's collector as measured on 3; host peak = %s:",
               formatC(r$steps, format = "f", digits = 0, big.mark = " "), r$binding),
+      if (!is.na(r$data_trigger)) {
+        sprintf("   %s of data held in R, whose making raised R's first trigger to %s;",
+                regime_bytes[[4L]], regime_bytes[[5L]])
+      } else if (r$data_size > 0) {
+        sprintf("   %s of data held in R, taken from the first trigger's headroom;",
+                regime_bytes[[4L]])
+      },
       sprintf("   allocated before R's first collection %s, collector headroom %s,",
               regime_bytes[[1L]], regime_bytes[[2L]]),
       sprintf("   collected heap %s)", regime_bytes[[3L]])

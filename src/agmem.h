@@ -369,7 +369,7 @@ void agmem_model_read(SEXP shapes, SEXP units, SEXP ops, SEXP optimizer, SEXP de
 /* The parts of the host's regime agmem_model_eval() writes, in order. */
 enum { AGMEM_REGIME_HELD, AGMEM_REGIME_ALLOCATED, AGMEM_REGIME_BOUND, AGMEM_REGIME_TRIGGER,
        AGMEM_REGIME_HIGH, AGMEM_REGIME_NODES, AGMEM_REGIME_FIRST, AGMEM_REGIME_LATER,
-       AGMEM_REGIME_OLD, AGMEM_N_REGIME };
+       AGMEM_REGIME_OLD, AGMEM_REGIME_DATA, AGMEM_N_REGIME };
 int agmem_model_eval(const agmem_model *m, double batch, agmem_cells *c,
                      double peak[AGMEM_N_WHERE], double regime[AGMEM_N_REGIME],
                      agmem_model_fail *fail);

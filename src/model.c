@@ -121,15 +121,33 @@ static double op_count(const agmem_model *m, R_xlen_t i, double batch)
    while no collection has run (scaled and offset as measured), at most the larger of the first
    trigger's headroom and the heap once collections run (`collected`, the sum of the host cells):
        peak = min(allocated, max(headroom, collected)).
-   Writes peak, collected, allocated and headroom into out. Plain C. */
+   The headroom is the measured one less the data the session holds (m->data), plus what the
+   data's creation raised the first trigger by (data_trigger(); on a device with the whole run's
+   figures, which that needs), never below 0. Writes peak, collected, allocated, headroom and
+   the data's trigger (where its creation raised it) into out. Plain C. */
+
+static double data_trigger(const double *fig, double data);
+
 static void few_steps(const agmem_model *m, double collected, double allocated, double *out)
 {
     const double *fig = m->gc;
-    double ceiling = collected > fig[AGMEM_GC_HEADROOM] ? collected : fig[AGMEM_GC_HEADROOM];
+    double headroom = fig[AGMEM_GC_HEADROOM];
+    if (m->has_gc & AGMEM_HAS_WHOLE_RUN) {
+        /* the data the session holds fills the first trigger, and its creation may have
+           raised it (data_trigger()) */
+        double made = data_trigger(fig, m->data);
+        headroom = agmem_keep(agmem_keep(headroom + agmem_keep(made - fig[AGMEM_GC_VSIZE])) -
+                              m->data);
+        if (!(headroom > 0.0))
+            headroom = 0.0;
+        if (made > fig[AGMEM_GC_VSIZE])
+            out[1 + AGMEM_REGIME_DATA] = made;
+    }
+    double ceiling = collected > headroom ? collected : headroom;
     out[0] = allocated < ceiling ? allocated : ceiling;
     out[1 + AGMEM_REGIME_HELD] = collected;
     out[1 + AGMEM_REGIME_ALLOCATED] = allocated;
-    out[1 + AGMEM_REGIME_BOUND] = fig[AGMEM_GC_HEADROOM];
+    out[1 + AGMEM_REGIME_BOUND] = headroom;
     out[1 + AGMEM_REGIME_HIGH] = out[0];
 }
 
@@ -140,6 +158,25 @@ static double grown_trigger(const double *fig, double t)
 {
     return agmem_keep(t + agmem_keep(fig[AGMEM_GC_GROW_INCR_MIN] +
                                      agmem_keep(fig[AGMEM_GC_GROW_INCR_FRAC] * t)));
+}
+
+/* R's vector-heap trigger when a loop starts in a session that holds `data` bytes in R's heap,
+   as the data's creation leaves it, for gc figures fig. Made as users make it, the data is held
+   twice for a moment (matrix(rnorm(n), p), t(), as.matrix() and scale() each allocate a copy of
+   what they are given): the heap holds heap_start and twice the data at once. Where that passes
+   R_VSIZE, the copy's allocation sets off collections up to a full one, whose AdjustHeapSize()
+   (R's src/main/memory.c) sets the trigger to the heap needed (the heap in use, the allocation
+   and R_MinFreeFrac of R_VSIZE) and grows it once (grown_trigger()); otherwise, and with no
+   data, the trigger stays at R_VSIZE. Measured with measure-long.R --samples (2026-12-08, design/whole-run.md): 1.2%
+   over R's trigger after 60 000 samples of 784 inputs (939.3 MB against 927.8), 3.0% to 3.7% over
+   after data sets of 64 and 221 MB. Returns bytes. Plain C. */
+static double data_trigger(const double *fig, double data)
+{
+    double v = fig[AGMEM_GC_VSIZE];
+    double made = agmem_keep(fig[AGMEM_GC_HEAP_START] + agmem_keep(2.0 * data));
+    if (!(data > 0.0 && made > v))
+        return v;
+    return grown_trigger(fig, agmem_keep(made + agmem_keep(fig[AGMEM_GC_MIN_FREE_FRAC] * v)));
 }
 
 /* Where R's vector-heap trigger climbs from R_VSIZE when full collections find `needed` bytes
@@ -494,7 +531,9 @@ static double scheduled_trigger(const agmem_model *m, double batch, double neede
    (settled_trigger()): the live rules at this batch, plus the step's largest single vector (the
    model's largest tensor or its widest activation, 8 bytes per double); where the race runs, a
    run of few collections keeps the trigger where R's forced full collections leave it
-   (scheduled_trigger()). The process's resident
+   (scheduled_trigger()). A trigger the data's creation raised (data_trigger()) stays where it is
+   when the run's heap needed is at most R_VGrowFrac of it, as R grows it only past that; the
+   highest peak then counts on it too. The process's resident
    memory over the start is that heap and what the C allocator keeps of the blocks R frees
    (`kept`, per parameter and per unit and sample: glibc raises its mmap threshold to the largest
    block freed, so later blocks come from its heap, which it does not give back while it is
@@ -512,9 +551,9 @@ static double scheduled_trigger(const agmem_model *m, double batch, double neede
    run too short to fill the heap: the source's counts, fitted on three steps, and the nodes'
    growth, fitted on two runs, are the least sure part of the model:
        high = max(peak, top - heap_start - data + kept + kept_excess).
-   Writes peak, live, allocated, the ceiling, the trigger, high and the heap R's node
-   collections hold the run to (NA when its vectors reach their trigger first) into out.
-   Plain C. */
+   Writes peak, live, allocated, the ceiling, the trigger, high, the heap R's node
+   collections hold the run to (NA when its vectors reach their trigger first) and the data's
+   trigger (NA where its creation leaves R_VSIZE) into out. Plain C. */
 static void whole_run(const agmem_model *m, double batch, double allocated, double *out)
 {
     const double *fig = m->gc;
@@ -531,6 +570,15 @@ static void whole_run(const agmem_model *m, double batch, double allocated, doub
     double needed = agmem_keep(agmem_keep(start + live) + agmem_keep(8.0 * widest));
     double trigger = scheduled_trigger(m, batch, needed, start, live,
                                        expected_trigger(fig, needed));
+    /* a trigger the data's creation raised stays where the run's heap needed does not grow it
+       (R grows it only while that is more than R_VGrowFrac of it) */
+    double made = data_trigger(fig, m->data);
+    if (made > fig[AGMEM_GC_VSIZE]) {
+        out[1 + AGMEM_REGIME_DATA] = made;
+        if (!(agmem_keep(needed + agmem_keep(fig[AGMEM_GC_MIN_FREE_FRAC] * fig[AGMEM_GC_VSIZE])) >
+              agmem_keep(fig[AGMEM_GC_GROW_FRAC] * made)))
+            trigger = made;
+    }
     /* the heap over the start, up to the trigger, and the nodes' pages: from the race of the
        two triggers where the host's allocation is counted, else node_growth() */
     double room = agmem_keep(trigger - start), heap, in_use, nodes, held = NA_REAL;
@@ -547,6 +595,8 @@ static void whole_run(const agmem_model *m, double batch, double allocated, doub
     kept = agmem_keep(kept + agmem_keep(fig[AGMEM_GC_NODE_APART] * nodes));
     double ceiling = agmem_keep(room + kept);
     double top = trigger_top(fig, agmem_keep(start + most));
+    if (made > top)
+        top = made;
     double high = agmem_keep(agmem_keep(agmem_keep(top - start) + kept) +
                              fig[AGMEM_GC_KEPT_EXCESS]);
     out[0] = allocated < ceiling ? allocated : ceiling;
@@ -1015,8 +1065,10 @@ int agmem_model_eval(const agmem_model *m, double batch, agmem_cells *c,
    host_nodes (the vector heap over the start that R's node collections hold a whole run to,
    node_race(); NA where its vectors reach their trigger first, in a few steps, or where the
    host's allocation is not counted), host_race_first, host_race_later and host_race_old (the
-   race's terms, node_race(); NA where it is not run), the others NA on a device without gc
-   figures, and host_run ("whole run", "few steps" or NA).
+   race's terms, node_race(); NA where it is not run), host_data_trigger (R's trigger as the
+   creation of the data the session holds leaves it, data_trigger(); NA where it leaves R_VSIZE),
+   the others NA on a device without gc figures, and host_run ("whole run", "few steps" or
+   NA).
    Refuses what agmem_model_read() refuses and any figure that is not finite, with an R error
    naming the argument. */
 SEXP agmem_training_memory(SEXP shapes, SEXP units, SEXP ops, SEXP batch_size, SEXP optimizer,
@@ -1055,7 +1107,8 @@ SEXP agmem_training_memory(SEXP shapes, SEXP units, SEXP ops, SEXP batch_size, S
     const char *names[] = {"params", "host_peak", "device_peak", "component", "where", "bytes",
                            "source_only", "host_held", "host_allocated", "host_bound",
                            "host_trigger", "host_high", "host_nodes", "host_race_first",
-                           "host_race_later", "host_race_old", "host_run", ""};
+                           "host_race_later", "host_race_old", "host_data_trigger", "host_run",
+                           ""};
     SEXP out = PROTECT(Rf_mkNamed(VECSXP, names));
     SET_VECTOR_ELT(out, 0, Rf_ScalarReal(m.params));
     SET_VECTOR_ELT(out, 1, Rf_ScalarReal(peak[AGMEM_HOST]));

@@ -163,6 +163,16 @@ reference_scheduled <- function(host, per_step, steps, flat, batch, fig, needed,
   if (!(collections((trigger - start) - live) < 0.5 * cycle)) settled else trigger
 }
 
+# R's trigger as the data's creation leaves it: the data made with one copy of itself for a
+# moment, so the heap holds heap_start and twice the data at once; where that passes R_VSIZE, a
+# full collection sets the trigger to the heap needed and grows it once (with no data, R_VSIZE).
+reference_data_trigger <- function(fig, data) {
+  made <- fig[["heap_start"]] + 2 * data
+  if (!(data > 0 && made > fig[["vsize"]])) return(fig[["vsize"]])
+  t <- made + fig[["min_free_frac"]] * fig[["vsize"]]
+  t + (fig[["grow_incr_min"]] + fig[["grow_incr_frac"]] * t)
+}
+
 reference_whole_run <- function(spec, flat, batch, optimizer, live_rules, fig, allocated, data,
                                 growth, host = NULL, per_step = 0, steps = 100) {
   n <- 0
@@ -239,6 +249,15 @@ reference_whole_run <- function(spec, flat, batch, optimizer, live_rules, fig, a
   }
   trigger <- reference_scheduled(host, per_step, steps, flat, batch, fig, needed, start, live,
                                  trigger)
+  # A trigger the data's creation raised stays where the run's heap needed does not grow it.
+  made <- reference_data_trigger(fig, data)
+  data_trigger <- NA_real_
+  if (made > fig[["vsize"]]) {
+    data_trigger <- made
+    if (!((needed + fig[["min_free_frac"]] * fig[["vsize"]]) > fig[["grow_frac"]] * made)) {
+      trigger <- made
+    }
+  }
   # The heap over the start, up to the trigger, and the nodes' pages: where the host's
   # allocation in resident mode is counted (`host`), from the race of R's two triggers.
   room <- trigger - start
@@ -257,8 +276,10 @@ reference_whole_run <- function(spec, flat, batch, optimizer, live_rules, fig, a
   # settles in for it (below needed / grow_frac before its last growth).
   below <- ((start + most) + fig[["min_free_frac"]] * fig[["vsize"]]) / fig[["grow_frac"]]
   top <- max(fig[["vsize"]], (below + fig[["grow_incr_frac"]] * below) + fig[["grow_incr_min"]])
+  top <- max(top, made)
   peak <- min(allocated, ceiling)
-  list(live = live, trigger = trigger, ceiling = ceiling, allocated = allocated,
+  list(live = live, trigger = trigger, data_trigger = data_trigger, ceiling = ceiling,
+       allocated = allocated,
        binding = if (allocated < ceiling) "allocated" else if (held) "nodes" else "collector",
        high = max(peak, ((top - start) + retained) + fig[["kept_excess"]]))
 }
@@ -398,17 +419,27 @@ reference_memory <- function(spec, batch, optimizer, device, dtype, steps = 100,
       regime$high <- NULL
       regime$collector <- collector$set
     } else {
-      binding <- if (allocated < max(fig[["headroom"]], host)) {
+      # The data fills the first trigger's headroom, and its creation may have raised the
+      # trigger (with the whole run's figures, which that needs).
+      headroom <- fig[["headroom"]]
+      data_trigger <- NA_real_
+      if ("vsize" %in% names(fig)) {
+        made <- reference_data_trigger(fig, data)
+        headroom <- max(0, (headroom + (made - fig[["vsize"]])) - data)
+        if (made > fig[["vsize"]]) data_trigger <- made
+      }
+      binding <- if (allocated < max(headroom, host)) {
         "allocated"
-      } else if (host > fig[["headroom"]]) {
+      } else if (host > headroom) {
         "collected"
       } else {
         "headroom"
       }
-      regime <- list(run = "few steps", steps = steps, allocated = allocated,
-                     headroom = fig[["headroom"]], collected = host, binding = binding,
+      regime <- list(run = "few steps", steps = steps, data_size = data,
+                     data_trigger = data_trigger, allocated = allocated,
+                     headroom = headroom, collected = host, binding = binding,
                      collector = collector$set)
-      host <- min(allocated, max(fig[["headroom"]], host))
+      host <- min(allocated, max(headroom, host))
     }
   }
   list(
@@ -454,6 +485,35 @@ test_that("a relu layer on the CPU costs the fitted figures, worked out by hand"
   expect_identical(mem$device_peak, 0)
   expect_false(mem$source_only)
   expect_identical(unique(mem$components$basis), "measured")
+})
+
+test_that("data held in R fills the first steps' headroom, and its making raises the trigger", {
+  # 20 MB of data, made with one copy of itself, keep R's heap (6 447 476 bytes once R and ggmlR
+  # are loaded) under R_VSIZE: they take their bytes from the headroom.
+  some <- ag_training_memory(mlp, 32L, quiet = TRUE, steps = 3, data_size = 2e7)
+  expect_identical(some$host_regime$data_size, 2e7)
+  expect_identical(some$host_regime$data_trigger, NA_real_)
+  expect_identical(some$host_regime$headroom, 56120320 - 2e7)
+  expect_identical(some$host_regime$binding, "collected")
+  # 100 MB pass it: a full collection sets the trigger to the heap needed (6 447 476 + 2e8 bytes
+  # and 0.2 x 64 MiB) and grows it by 640 000 B and a fifth; three steps then allocate less than
+  # the headroom, so they peak at what they allocate (measured: 784-512-10, Adam, batch 32,
+  # with 20 000 samples held, 102.5 MB against 102.6 here, and 56.1 before the data was read).
+  made <- (6447476 + 2e8) + 0.2 * 2^26
+  more <- ag_training_memory(mlp, 32L, quiet = TRUE, steps = 3, data_size = 1e8)
+  expect_equal(more$host_regime$data_trigger, made + (640000 + 0.2 * made))
+  expect_equal(more$host_regime$headroom,
+               56120320 + (more$host_regime$data_trigger - 2^26) - 1e8)
+  expect_identical(more$host_regime$binding, "allocated")
+  expect_identical(more$host_peak, more$host_regime$allocated)
+  expect_match(format(more), "95.37 MiB of data held in R, whose making raised R's first trigger",
+               fixed = TRUE, all = FALSE)
+  expect_match(format(some), "19.07 MiB of data held in R, taken from the first trigger's",
+               fixed = TRUE, all = FALSE)
+  # Without the whole run's figures (a device with those of a few steps alone, which agmem has
+  # none of) nothing would say where the trigger is; both devices have them.
+  gpu <- ag_training_memory(mlp, 32L, "adam", "gpu", quiet = TRUE, steps = 3, data_size = 1e8)
+  expect_gt(gpu$host_regime$headroom, 54362112)
 })
 
 test_that("the host peak follows the regime that binds: allocated, headroom, collected", {
@@ -1463,21 +1523,34 @@ test_that("a whole run's host peak is R's settled trigger as resident memory, wo
     16 * (256 * 9.45 + 128 * 33.02 + 128 * 33.03 + 128 * 0 + 10 * 33.02 + 10 * 33.03 +
             10 * 24.21)
   expect_equal(mem$host_regime$live, live)
-  # Data held in R raises the trigger: 200 MB of it needs (6 447 476 + 2e8 + live + the widest
-  # vector + 0.2 x 64 MiB) / 0.7 at least.
+  # Data held in R raises the trigger. Made with one copy of itself for a moment (as
+  # matrix(rnorm(n), p) makes it), 200 MB of it have R's heap hold 6 447 476 + 4e8 bytes at once:
+  # a full collection sets the trigger to that and 0.2 x 64 MiB, then grows it by 640 000 B and a
+  # fifth. The run's heap needed (6 447 476 + 2e8 + live + the widest vector + 0.2 x 64 MiB) is
+  # under 0.7 of that, so R never grows it: the trigger stays there, and the heap climbs to it.
   data <- ag_training_memory(small, 16L, quiet = TRUE, data_size = "200 MB")
   expect_identical(data$host_regime$data_size, 2e8)
   x <- matrix(0, 1000, 1000)
   from_object <- ag_training_memory(small, 16L, quiet = TRUE, data_size = utils::object.size(x))
   expect_identical(from_object$host_regime$data_size, as.numeric(utils::object.size(x)))
-  expect_gte(data$host_regime$trigger, (6447476 + 2e8 + live + 0.2 * 2^26) / 0.7)
+  made <- (6447476 + 2 * 2e8) + 0.2 * 2^26
+  expect_equal(data$host_regime$data_trigger, made + (640000 + 0.2 * made))
+  expect_identical(data$host_regime$trigger, data$host_regime$data_trigger)
+  expect_lt((6447476 + 2e8 + live + 8 * 256 * 128) + 0.2 * 2^26,
+            0.7 * data$host_regime$data_trigger)
   expect_gt(data$host_peak, mem$host_peak)
-  # That heap needed passes R_VSIZE, so the trigger ends in its range, from needed / 0.7 to 1.2
-  # times that plus 640 000 B, at 0.2433 of it (trigger_place): the widest vector is the largest
-  # tensor's 256 x 128 doubles, and every point of the error around the live bytes passes
-  # R_VSIZE too, where the place is a line in needed, so the expected trigger is the line's value.
-  bottom <- (6447476 + 2e8 + live + 8 * 256 * 128 + 0.2 * 2^26) / 0.7
-  expect_equal(data$host_regime$trigger, bottom + 0.2433 * (0.2 * bottom + 640000))
+  expect_match(format(data), "R's trigger stays at about 481.11 MiB, where making the data left",
+               fixed = TRUE, all = FALSE)
+  # 30 MB made so stay within R_VSIZE (6 447 476 + 6e7 bytes): no full collection, no data
+  # trigger. At batch 4096 the run's heap needed passes R_VSIZE, so the trigger ends in its
+  # range, from needed / 0.7 to 1.2 times that plus 640 000 B, at 0.2433 of it (trigger_place):
+  # the widest vector is the input's 4096 x 256 doubles, and every point of the error around the
+  # live bytes passes R_VSIZE too, where the place is a line in needed, so the expected trigger
+  # is the line's value.
+  wide <- ag_training_memory(small, 4096L, quiet = TRUE, data_size = 3e7)
+  expect_identical(wide$host_regime$data_trigger, NA_real_)
+  bottom <- (6447476 + 3e7 + wide$host_regime$live + 8 * 4096 * 256 + 0.2 * 2^26) / 0.7
+  expect_equal(wide$host_regime$trigger, bottom + 0.2433 * (0.2 * bottom + 640000))
   # A run too short to fill the heap peaks at what it allocates; 3 steps are the few steps'.
   expect_identical(ag_training_memory(small, 16L, quiet = TRUE, steps = 3)$host_regime$run,
                    "few steps")
