@@ -114,6 +114,8 @@ static double op_count(const agmem_model *m, R_xlen_t i, double batch)
     return n;
 }
 
+static double data_trigger(const double *fig, double data);
+
 /* The host peak of a few steps under R's garbage collector (AGMEM_GC_FEW_STEPS), for a run no
    longer than their `steps`, or on a device that has only that regime's figures: R collects
    garbage only when its vector heap reaches a trigger, which starts at a fixed size and grows
@@ -125,9 +127,6 @@ static double op_count(const agmem_model *m, R_xlen_t i, double batch)
    data's creation raised the first trigger by (data_trigger(); on a device with the whole run's
    figures, which that needs), never below 0. Writes peak, collected, allocated, headroom and
    the data's trigger (where its creation raised it) into out. Plain C. */
-
-static double data_trigger(const double *fig, double data);
-
 static void few_steps(const agmem_model *m, double collected, double allocated, double *out)
 {
     const double *fig = m->gc;
@@ -167,9 +166,10 @@ static double grown_trigger(const double *fig, double t)
    R_VSIZE, the copy's allocation sets off collections up to a full one, whose AdjustHeapSize()
    (R's src/main/memory.c) sets the trigger to the heap needed (the heap in use, the allocation
    and R_MinFreeFrac of R_VSIZE) and grows it once (grown_trigger()); otherwise, and with no
-   data, the trigger stays at R_VSIZE. Measured with measure-long.R --samples (2026-12-08, design/whole-run.md): 1.2%
-   over R's trigger after 60 000 samples of 784 inputs (939.3 MB against 927.8), 3.0% to 3.7% over
-   after data sets of 64 and 221 MB. Returns bytes. Plain C. */
+   data, the trigger stays at R_VSIZE. Measured (measure-long.R --samples, 2026-12-08:
+   measurements-data-held.csv and -gpu.csv, design/whole-run.md): 0.4% to 13% over R's trigger
+   at the loop's start, 939.3 MB against 927.8 after 60 000 samples of 784 inputs; 13% where the
+   target, an eighth of the data, was made after the input. Returns bytes. Plain C. */
 static double data_trigger(const double *fig, double data)
 {
     double v = fig[AGMEM_GC_VSIZE];
